@@ -27,6 +27,10 @@ const std::map<std::string, Command>& commands() {
       {"model-info", {model_info_command, "a model's profile and latency table"}},
       {"fit", {fit_command, "fit profile coefficients from measurements"}},
       {"flows", {flows_command, "replay flows on a topology with the network model"}},
+      {"plan", {plan_command, "offline plan of a planning policy (HarmonyBatch)"}},
+      {"calibrate", {calibrate_command, "match an autoscaler threshold to a resource budget"}},
+      {"check", {check_command, "compare a run's summary with golden metrics"}},
+      {"sweep", {sweep_command, "run an experiment grid (local threads or MPI)"}},
   };
   return table;
 }

@@ -1,7 +1,11 @@
 // register_builtin_policies: one line per built-in policy (STYLE.md "Explicit registration").
 // Each policy declares its parameters once, in its schema.
 
+#include "sim/policy/flashpoint/register.hpp"
+#include "sim/policy/harmonybatch/register.hpp"
+#include "sim/policy/infless/register.hpp"
 #include "sim/policy/policy_registry.hpp"
+#include "sim/policy/protean/register.hpp"
 #include "sim/policy/reference/autoscalers.hpp"
 #include "sim/policy/reference/cluster_policies.hpp"
 #include "sim/policy/reference/first_fit.hpp"
@@ -189,6 +193,11 @@ void register_builtin_policies(PolicyRegistry& r) {
   r.add(replace_revoked());
   r.add(simple<reference::NoPlanner>(kPlanner, "none", "Plans nothing before the run."));
   r.add(initial_pool());
+
+  protean::register_policies(r);
+  flashpoint::register_policies(r);
+  harmonybatch::register_policies(r);
+  infless::register_policies(r);
 }
 
 }  // namespace sim::policy

@@ -1,0 +1,11 @@
+// dcsim sweep: placeholder until its issue lands.
+
+#include "commands.hpp"
+
+namespace sim::cli {
+
+int sweep_command(const Args& /*args*/, std::ostream& /*out*/, std::ostream& /*err*/) {
+  throw UsageError("not implemented yet");
+}
+
+}  // namespace sim::cli
