@@ -3,7 +3,7 @@ PRESET ?= dev
 JOBS ?= $(shell nproc)
 SCENARIO ?= scenarios/quickstart.json
 
-.PHONY: deps run test bench format tidy clean
+.PHONY: deps run test golden bench format tidy clean
 
 deps:
 	@scripts/install-deps
@@ -19,6 +19,14 @@ test: deps
 	cmake --preset $(PRESET) >/dev/null
 	cmake --build --preset $(PRESET) -j $(JOBS)
 	ctest --preset $(PRESET) -j $(JOBS) $(CTEST_ARGS)
+
+# Regenerates every golden file (tests/golden/) from the ci build and prints each metric that
+# moved. Commit the result only with a message that explains why the metrics moved.
+GOLDEN_FILES ?= $(shell find tests/golden -name '*.json' | sort)
+golden: deps
+	cmake --preset ci >/dev/null
+	cmake --build --preset ci -j $(JOBS) --target dcsim
+	build/ci/src/cli/dcsim check --update $(GOLDEN_FILES)
 
 bench: deps
 	cmake --preset release >/dev/null

@@ -1,6 +1,10 @@
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "commands.hpp"
@@ -102,6 +106,50 @@ TEST(Cli, FlowsCommandReplaysFlowsOnATopology) {
             "1,host0,host1,1250000000,0,1.33226952,1.33226952,1332269520,-\n"
             "2,host0,host2,1250000000,0,1.33226952,1.33226952,1332269520,-\n");
   EXPECT_THROW(call(flows_command, {"--flows", csv}), UsageError);
+}
+
+}  // namespace
+}  // namespace sim::cli
+
+namespace sim::cli {
+namespace {
+
+// dcsim check: a short run of the quickstart, checked against a golden file written here with
+// the run's own values (pass, exit 0), then with one value moved beyond its tolerance (exit 1).
+TEST(Cli, CheckComparesARunWithAGoldenFile) {
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("dcsim-cli-check-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const auto ran = call(run_command, {SIM_SOURCE_DIR "/scenarios/quickstart.json", "--until", "15s",
+                                      "--out", dir.string(), "--requests", "none", "-q"});
+  ASSERT_EQ(ran.code, kExitOk);
+  const auto summary = nlohmann::json::parse(read((dir / "quickstart/summary.json").string()));
+  const auto completed = summary["requests"]["completed"].get<std::int64_t>();
+  const double p99 = summary["latency_s"]["p99"].get<double>();
+  auto golden = [&](std::int64_t expected_completed) {
+    const auto path = dir / "golden.json";
+    std::ofstream(path) << nlohmann::json{
+        {"scenario", SIM_SOURCE_DIR "/scenarios/quickstart.json"},
+        {"set", {"duration=15s"}},
+        {"tolerance", "test"},
+        {"metrics",
+         {{"requests.completed", {{"expected", expected_completed}}},
+          {"latency_s.p99", {{"expected", p99 * 1.001}, {"rel", 0.002}}}}}};
+    return path.string();
+  };
+  const auto pass = call(check_command, {(dir / "quickstart").string(), golden(completed)});
+  EXPECT_EQ(pass.code, kExitOk) << pass.out;
+  EXPECT_NE(pass.out.find("2 of 2 metrics within tolerance"), std::string::npos) << pass.out;
+  const auto fail = call(check_command, {(dir / "quickstart").string(), golden(completed + 1)});
+  EXPECT_EQ(fail.code, kExitFailure) << fail.out;
+  EXPECT_NE(fail.out.find("FAIL"), std::string::npos) << fail.out;
+  // --run reruns the golden's scenario (15 s) and reaches the same verdict.
+  const auto rerun = call(check_command, {"--run", golden(completed)});
+  EXPECT_EQ(rerun.code, kExitOk) << rerun.out;
+  EXPECT_THROW(call(check_command, {golden(completed)}), UsageError);
+  EXPECT_THROW(call(check_command, {"--run", "--update", golden(completed)}), UsageError);
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
