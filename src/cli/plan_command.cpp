@@ -49,7 +49,9 @@ int harmonybatch(const Args& args, std::ostream& out) {
       "resources, batch size, per-application timeouts and predicted cost. APPS.json:\n"
       "  {\"model\": \"harmonybatch/vgg19\", \"applications\": [{\"name\": \"app1\", \"slo\": "
       "0.5,\n"
-      "   \"rate\": 5}, ...]}   (slo in seconds, rate in requests/s)\n\noptions");
+      "   \"rate\": 5}, ...]}   (slo in seconds, rate in requests/s; an application may add\n"
+      "  \"workload\": {...}, a workload component that --scenario uses instead of Poisson\n"
+      "  arrivals)\n\noptions");
   options.add_options()("help,h", "show this help")("apps", po::value<std::string>(),
                                                     "application set (JSON)")(
       "algorithm", po::value<std::string>()->default_value("harmonybatch"),
@@ -144,7 +146,9 @@ int harmonybatch(const Args& args, std::ostream& out) {
         "predicted cost {:.6e} $/request.",
         plans.front().algorithm, set.model, set.apps.size(), o.prices.name,
         plans.front().cost_per_request);
-    write_text(file, hb::deployment_scenario(plans.front(), algorithm, o, d).dump(2) + "\n", out);
+    write_text(
+        file, hb::deployment_scenario(plans.front(), algorithm, o, d, set.workloads).dump(2) + "\n",
+        out);
   }
   return kExitOk;
 }

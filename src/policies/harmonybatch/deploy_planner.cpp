@@ -24,6 +24,14 @@ Decisions DeployPlanner::plan(const PlatformView& view) {
   const auto model = PlannerModel::from_profile(catalog_->model(config_.model));
   const Plan p = plan_with(config_.algorithm, model, config_.apps, config_.options);
   Decisions d;
+  FreeResources free;
+  for (const auto& h : view.hosts) {
+    free.cores.push_back(h.available ? h.cores_free : 0.0);
+    std::vector<double> gpus;
+    for (const auto& gv : h.gpus)
+      gpus.push_back(h.available && !gv.mig && gv.instances == 0 ? gv.memory_free_gb : 0.0);
+    free.gpu_gb.push_back(std::move(gpus));
+  }
   for (std::size_t k = 0; k < p.groups.size(); ++k) {
     const Group& g = p.groups[k];
     const FunctionConfig& f = g.function;
@@ -62,13 +70,39 @@ Decisions DeployPlanner::plan(const PlatformView& view) {
       }
       if (first == nullptr) first = fv;
     }
-    StartInstance s;
-    s.function = first->id;
-    s.count = config_.instances > 0 ? config_.instances : instances_for(g);
-    s.config = want;
-    d.start.push_back(s);
+    // Place the instances here (first fit over hosts' free cores and GPUs' free memory = free
+    // time-slice units, since M_max is the A10's memory): the generic first-fit placement
+    // keeps one instance per exclusive GPU, while cGPU functions share a GPU by time slices.
+    const int n = config_.instances > 0 ? config_.instances : instances_for(g);
+    for (int k2 = 0; k2 < n; ++k2) {
+      StartInstance s;
+      s.function = first->id;
+      s.config = want;
+      s.location = place(want, f.type == FunctionType::kGpu, free);
+      d.start.push_back(s);
+    }
   }
   return d;
+}
+
+std::optional<Location> DeployPlanner::place(const InstanceConfig& c, bool gpu,
+                                             FreeResources& free) {
+  for (std::size_t h = 0; h < free.cores.size(); ++h) {
+    if (!gpu) {
+      if (free.cores[h] + 1e-9 >= c.cpu_cores) {
+        free.cores[h] -= c.cpu_cores;
+        return Location{static_cast<int>(h), -1, -1};
+      }
+      continue;
+    }
+    for (std::size_t k = 0; k < free.gpu_gb[h].size(); ++k) {
+      if (free.gpu_gb[h][k] + 1e-9 >= c.time_slice_gb) {
+        free.gpu_gb[h][k] -= c.time_slice_gb;
+        return Location{static_cast<int>(h), static_cast<int>(k), -1};
+      }
+    }
+  }
+  return std::nullopt;  // the placement policy tries
 }
 
 PolicyKind deploy_planner_kind() {

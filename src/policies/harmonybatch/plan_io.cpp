@@ -58,7 +58,9 @@ std::string fmt_gb(double gb) {
 
 }  // namespace
 
-std::vector<Application> parse_applications(const json& list, const std::string& where) {
+std::vector<Application> parse_applications(const json& list, const std::string& where,
+                                            bool allow_workload,
+                                            std::map<std::string, json>* workloads) {
   if (!list.is_array() || list.empty()) {
     fail(where, "/applications", "expected a non-empty array of applications");
   }
@@ -68,8 +70,10 @@ std::vector<Application> parse_applications(const json& list, const std::string&
     const json& a = list[i];
     if (!a.is_object()) fail(where, path, "expected an object {name, slo, rate}");
     for (const auto& [k, v] : a.items()) {
-      if (k != "name" && k != "slo" && k != "rate") {
-        fail(where, path + "/" + k, "unknown key (expected name, slo, rate)");
+      if (k != "name" && k != "slo" && k != "rate" && !(allow_workload && k == "workload")) {
+        fail(where, path + "/" + k,
+             allow_workload ? "unknown key (expected name, slo, rate, workload)"
+                            : "unknown key (expected name, slo, rate)");
       }
     }
     if (!a.contains("name") || !a.at("name").is_string() ||
@@ -85,6 +89,12 @@ std::vector<Application> parse_applications(const json& list, const std::string&
     for (const auto& other : apps) {
       if (other.name == app.name)
         fail(where, path + "/name", "duplicate name \"" + app.name + "\"");
+    }
+    if (a.contains("workload")) {
+      if (!a.at("workload").is_object() || !a.at("workload").contains("type")) {
+        fail(where, path + "/workload", "expected a workload component object with a type");
+      }
+      if (workloads != nullptr) (*workloads)[app.name] = a.at("workload");
     }
     apps.push_back(app);
   }
@@ -104,7 +114,7 @@ ApplicationSet parse_application_set(const json& j, const std::string& where) {
   }
   s.model = j.at("model").get<std::string>();
   if (!j.contains("applications")) fail(where, "/applications", "missing");
-  s.apps = parse_applications(j.at("applications"), where);
+  s.apps = parse_applications(j.at("applications"), where, true, &s.workloads);
   return s;
 }
 
@@ -182,7 +192,7 @@ void print_plan_table(const Plan& plan, std::ostream& out) {
 }
 
 json deployment_scenario(const Plan& plan, const std::string& algorithm, const PlannerOptions& o,
-                         const DeploymentOptions& d) {
+                         const DeploymentOptions& d, const std::map<std::string, json>& workloads) {
   json functions = json::array();
   double cpu_cores = 0.0;
   double gpu_gb = 0.0;
@@ -225,17 +235,22 @@ json deployment_scenario(const Plan& plan, const std::string& algorithm, const P
   json workload = json::array();
   for (const auto& [name, route] : routes) {
     const Application& a = apps.at(name);
-    json w{{"type", "poisson"},
-           {"rate", fmt::format("{}/s", a.rate)},
-           {"application", name},
-           {"class", "strict"},
-           {"slo", fmt_duration(a.slo_s)},
-           {"function", route.front().first}};
+    json w;
+    if (const auto it = workloads.find(name); it != workloads.end()) {
+      w = it->second;
+    } else {
+      w = json{{"type", "poisson"}, {"rate", fmt::format("{}/s", a.rate)}};
+    }
+    w["application"] = name;
+    w["class"] = "strict";
+    w["slo"] = fmt_duration(a.slo_s);
+    w["function"] = route.front().first;
     if (route.size() > 1) {
       json shares = json::array();
       for (const auto& [fn, share] : route)
         shares.push_back({{"share", share}, {"function", fn}});
-      w["transforms"] = json::array({{{"split", {{"shares", shares}}}}});
+      if (!w.contains("transforms")) w["transforms"] = json::array();
+      w["transforms"].push_back({{"split", {{"shares", shares}}}});
     }
     workload.push_back(w);
   }

@@ -6,6 +6,7 @@
 /// (function_name(), queue_group_name(), per-application timeouts); `dcsim plan --scenario`
 /// writes such a scenario. A mismatch is an error naming the function.
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,12 @@ class DeployPlanner final : public Planner {
   Decisions plan(const PlatformView& view) override;
 
  private:
+  struct FreeResources {
+    std::vector<double> cores;                ///< by host
+    std::vector<std::vector<double>> gpu_gb;  ///< by host, GPU
+  };
+  static std::optional<Location> place(const InstanceConfig& c, bool gpu, FreeResources& free);
+
   Config config_;
   const gpu::ModelCatalog* catalog_;
 };

@@ -4,6 +4,7 @@
 /// per-group queues, per-application timeouts, the planner policy that starts the instances,
 /// and per-batch billing with the plan's price table).
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
@@ -18,12 +19,20 @@ namespace sim::policy::harmonybatch {
 struct ApplicationSet {
   std::string model;
   std::vector<Application> apps;
+  /// Optional per-application "workload": a workload component (e.g. an azure2019 trace)
+  /// the scenario uses instead of Poisson arrivals at `rate`; application, function, class
+  /// and slo are filled in.
+  std::map<std::string, nlohmann::json> workloads;
 };
 
 /// Throws std::invalid_argument naming `where` and the JSON path of the problem.
 ApplicationSet parse_application_set(const nlohmann::json& j, const std::string& where);
 /// The "applications" array of the planner policy (slo and rate may carry units).
-std::vector<Application> parse_applications(const nlohmann::json& list, const std::string& where);
+/// `allow_workload`: entries may carry a "workload" object (APPS.json), returned in
+/// `workloads` when given.
+std::vector<Application> parse_applications(
+    const nlohmann::json& list, const std::string& where, bool allow_workload = false,
+    std::map<std::string, nlohmann::json>* workloads = nullptr);
 
 /// Function name of application `app` in group `group` (0-based): "g<group>.<app>".
 std::string function_name(std::size_t group, const std::string& app);
@@ -49,8 +58,10 @@ struct DeploymentOptions {
   std::string gpu_type = "A10";
 };
 
-/// A scenario that runs `plan` with Poisson arrivals at each application's rate.
+/// A scenario that runs `plan` with Poisson arrivals at each application's rate, or with the
+/// application's own workload component from `workloads`.
 nlohmann::json deployment_scenario(const Plan& plan, const std::string& algorithm,
-                                   const PlannerOptions& o, const DeploymentOptions& d);
+                                   const PlannerOptions& o, const DeploymentOptions& d,
+                                   const std::map<std::string, nlohmann::json>& workloads = {});
 
 }  // namespace sim::policy::harmonybatch
