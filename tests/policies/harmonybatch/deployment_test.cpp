@@ -34,7 +34,12 @@ json run_file(const std::string& file) {
   scenario::register_builtin_components(registry);
   const auto loaded = scenario::load_scenario(file, registry, {});
   scenario::RunOptions ro;
-  ro.out_dir = std::filesystem::temp_directory_path() / "dcsim_harmonybatch_deployment_test";
+  // One directory per test and run: ctest runs the tests of this file in parallel.
+  static int serial = 0;
+  ro.out_dir = std::filesystem::temp_directory_path() /
+               ("dcsim_harmonybatch_" +
+                std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "_" +
+                std::to_string(++serial));
   ro.data_dir = std::string(SIM_SOURCE_DIR) + "/data";
   auto result = scenario::run_scenario(loaded, registry, ro);
   std::filesystem::remove_all(ro.out_dir);
@@ -113,7 +118,7 @@ TEST(HarmonyBatchDeployment, ScenarioThatDoesNotMatchThePlanIsRejected) {
   std::ifstream in(path_of("ci/table1-harmonybatch.json"));
   json doc = json::parse(in);
   doc["platform"]["functions"][0]["max_batch"] = 3;
-  const auto dir = std::filesystem::temp_directory_path() / "dcsim_harmonybatch_mismatch";
+  const auto dir = std::filesystem::temp_directory_path() / "dcsim_harmonybatch_mismatch_input";
   std::filesystem::create_directories(dir);
   const auto file = dir / "mismatch.json";
   std::ofstream(file) << doc.dump();
