@@ -215,6 +215,8 @@ CgpuProfile read_cgpu_profile(const Reader& r) {
   }
   const Quantity t = r.quantity("min_memory_thresholds");
   c.min_memory_thresholds = {t.numbers(), t.provenance};
+  if (auto f = r.opt_quantity("function_memory_mb"))
+    c.function_memory_mb = Sourced<double>{f->positive(), f->provenance};
   r.finish();
   return c;
 }

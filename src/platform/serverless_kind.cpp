@@ -168,6 +168,42 @@ std::shared_ptr<const config::Schema> function_schema() {
       .doc(
           "functions naming the same group share one queue and batcher (per-application-group "
           "queues; they must serve the same model); empty: a queue of its own");
+  {
+    auto& b = s->add("billing_memory", ParamType::kBytes);
+    b.at_least(0).optional();
+    b.doc("function memory billed per second of a batch (platform billing); absent: none");
+  }
+  {
+    auto& b = s->add("billing_cores", ParamType::kNumber);
+    b.at_least(0).optional();
+    b.doc(
+        "vCPUs billed per second of a batch (platform billing); absent: cores for CPU "
+        "functions, none for GPU functions");
+  }
+  return s;
+}
+
+std::shared_ptr<const config::Schema> billing_schema() {
+  auto s = std::make_shared<config::Schema>(
+      "platform/serverless/billing",
+      "Per-batch function billing (Alibaba Function Compute style, HarmonyBatch eq. 6).");
+  s->add("per_invocation", ParamType::kNumber).def(0.0).at_least(0).doc("USD per batch");
+  s->add("vcpu_second", ParamType::kNumber).def(0.0).at_least(0).doc("USD per vCPU-second");
+  s->add("memory_gb_second", ParamType::kNumber)
+      .def(0.0)
+      .at_least(0)
+      .doc("USD per GB-second of function memory (billing_memory)");
+  s->add("gpu_memory_gb_second", ParamType::kNumber)
+      .def(0.0)
+      .at_least(0)
+      .doc("USD per GB-second of GPU memory (time_slice_memory, else device memory)");
+  s->add("gpu_whole_seconds", ParamType::kBool)
+      .def(true)
+      .doc("round a GPU batch's duration up to whole seconds");
+  s->add("from", ParamType::kDuration)
+      .def("0s")
+      .at_least(0)
+      .doc("batches dispatched before this time are not billed (e.g. the warm-up)");
   return s;
 }
 
@@ -245,6 +281,20 @@ PlatformKind serverless_platform_kind() {
       .def(1000000)
       .at_least(1)
       .doc("requests that may wait per queue; arrivals beyond it are dropped");
+  schema->add("cpu_latency", ParamType::kChoice)
+      .def("average")
+      .one_of({"average", "sampled", "maximum"})
+      .doc(
+          "CPU instances' batch latency from HarmonyBatch eq. 1: average, sampled "
+          "(Normal(L_avg, (L_max - L_avg)/2.33), L_max as the 99th percentile) or maximum");
+  {
+    auto& b = schema->object("billing", billing_schema());
+    b.default_value.reset();
+    b.optional();
+    b.doc(
+        "per-batch function billing reported under the summary's function_billing; absent: "
+        "none");
+  }
 
   PlatformKind kind;
   kind.name = "serverless";
@@ -309,6 +359,10 @@ PlatformKind serverless_platform_kind() {
         fs.app_timeouts[a.at("application").get<std::string>()] =
             config::get_duration(a, "timeout");
       fs.queue_group = f.at("queue_group").get<std::string>();
+      if (f.contains("billing_memory") && !f.at("billing_memory").is_null())
+        fs.billing_memory_gb = bytes_of(f, "billing_memory") / 1e9;
+      if (f.contains("billing_cores") && !f.at("billing_cores").is_null())
+        fs.billing_cores = f.at("billing_cores").get<double>();
       c.functions.push_back(std::move(fs));
     }
     c.control_interval = config::get_duration(p, "control_interval");
@@ -322,11 +376,28 @@ PlatformKind serverless_platform_kind() {
     c.time_slice_mode = p.at("time_slice_mode").get<std::string>() == "average"
                             ? gpu::TimeSliceMode::kAverage
                             : gpu::TimeSliceMode::kSlotSchedule;
+    {
+      const auto mode = p.at("cpu_latency").get<std::string>();
+      c.cpu_latency = mode == "sampled"   ? gpu::CpuLatencyMode::kSampled
+                      : mode == "maximum" ? gpu::CpuLatencyMode::kMaximum
+                                          : gpu::CpuLatencyMode::kAverage;
+    }
+    if (p.contains("billing") && !p.at("billing").is_null()) {
+      const json& b = p.at("billing");
+      FunctionBilling fb;
+      fb.per_invocation = b.at("per_invocation").get<double>();
+      fb.vcpu_second = b.at("vcpu_second").get<double>();
+      fb.memory_gb_second = b.at("memory_gb_second").get<double>();
+      fb.gpu_memory_gb_second = b.at("gpu_memory_gb_second").get<double>();
+      fb.gpu_whole_seconds = b.at("gpu_whole_seconds").get<bool>();
+      fb.from = config::get_duration(b, "from");
+      c.billing = fb;
+    }
 
     const json& pol = p.at("policies");
     const auto& f = *context.policies;
     const auto ctx = [&](const char* category) {
-      return policy::PolicyContext{context.sim->rng("policy", category)};
+      return policy::PolicyContext{context.sim->rng("policy", category), context.catalog};
     };
     Policies ps;
     ps.batcher =

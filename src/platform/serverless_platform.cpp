@@ -525,6 +525,7 @@ void ServerlessPlatform::finish_batch(InstanceId id, std::uint64_t serial,
     context_.record(r);
   }
   running_requests_ -= b;
+  if (config_.billing) bill(*inst, result);
   if (inst->loc.gpu >= 0) {
     hosts_[static_cast<std::size_t>(inst->loc.host)]
         ->gpus[static_cast<std::size_t>(inst->loc.gpu)]
@@ -540,6 +541,25 @@ void ServerlessPlatform::finish_batch(InstanceId id, std::uint64_t serial,
     return;
   }
   became_idle(*inst);
+}
+
+void ServerlessPlatform::bill(const Inst& inst, const gpu::JobResult& result) {
+  const FunctionBilling& p = *config_.billing;
+  if (inst.dispatch < p.from) return;
+  const bool gpu = inst.loc.gpu >= 0;
+  const double d = (result.finished - result.started).to_seconds();
+  const double billed = gpu && p.gpu_whole_seconds ? std::ceil(d) : d;
+  const FunctionSpec& spec = inst.fn->spec;
+  const double cores = spec.billing_cores.value_or(gpu ? 0.0 : inst.config.cpu_cores);
+  const double gpu_gb =
+      !gpu ? 0.0 : (inst.config.time_slice_gb > 0 ? inst.config.time_slice_gb : inst.device_gb);
+  BillingTally& t = billing_[inst.fn->id];
+  t.usd += p.per_invocation + billed * (cores * p.vcpu_second +
+                                        spec.billing_memory_gb.value_or(0.0) * p.memory_gb_second +
+                                        gpu_gb * p.gpu_memory_gb_second);
+  t.billed_s += billed;
+  t.invocations += 1;
+  t.requests += inst.batch.size();
 }
 
 void ServerlessPlatform::became_idle(Inst& inst) {
@@ -716,7 +736,12 @@ bool ServerlessPlatform::start_instance(Fn& fn, const policy::InstanceConfig& co
     host.reserved_cores += config.cpu_cores;
     inst->own_unit = std::make_unique<gpu::ExclusiveUnit>(
         sim_, host.name + "/cpu-instance" + std::to_string(inst->id),
-        std::make_unique<gpu::CpuFunctionLatency>(config.cpu_cores, gpu::CpuLatencyMode::kAverage));
+        std::make_unique<gpu::CpuFunctionLatency>(
+            config.cpu_cores, config_.cpu_latency,
+            config_.cpu_latency == gpu::CpuLatencyMode::kSampled
+                ? std::optional<RandomStream>(
+                      sim_.rng("cpu-latency", "instance-" + std::to_string(inst->id)))
+                : std::nullopt));
     inst->unit = inst->own_unit.get();
   }
   try {
@@ -1316,7 +1341,7 @@ json ServerlessPlatform::summary_extra(Time end) const {
     applied[k] = n;
   for (const auto& [k, n] : rejected_)
     rejected[k] = n;
-  return json{
+  json out{
       {"gpu_utilisation", gpu_capacity_s > 0 ? busy.to_seconds() / gpu_capacity_s : 0.0},
       {"gpu_busy_seconds", busy.to_seconds()},
       {"gpus", gpus},
@@ -1353,6 +1378,36 @@ json ServerlessPlatform::summary_extra(Time end) const {
         {"batches_running_at_revocation", revocation_overruns_},
         {"vms_provisioned", vms_provisioned_}}},
       {"requests_dropped_at_gateway", dropped_}};
+  if (config_.billing) {
+    BillingTally all;
+    double cpu_usd = 0.0;
+    double gpu_usd = 0.0;
+    json per_function = json::object();
+    for (const auto& [id, t] : billing_) {
+      const Fn& fn = *fns_[id];
+      all.usd += t.usd;
+      all.billed_s += t.billed_s;
+      all.invocations += t.invocations;
+      all.requests += t.requests;
+      (fn.spec.gpu ? gpu_usd : cpu_usd) += t.usd;
+      per_function[fn.spec.name] = {
+          {"usd", t.usd},
+          {"invocations", t.invocations},
+          {"requests", t.requests},
+          {"usd_per_request", t.requests > 0 ? t.usd / static_cast<double>(t.requests) : 0.0}};
+    }
+    out["function_billing"] = {
+        {"total_usd", all.usd},
+        {"cpu_usd", cpu_usd},
+        {"gpu_usd", gpu_usd},
+        {"billed_seconds", all.billed_s},
+        {"invocations", all.invocations},
+        {"requests", all.requests},
+        {"usd_per_request", all.requests > 0 ? all.usd / static_cast<double>(all.requests) : 0.0},
+        {"from_s", config_.billing->from.to_seconds()},
+        {"per_function", per_function}};
+  }
+  return out;
 }
 
 }  // namespace sim::platform

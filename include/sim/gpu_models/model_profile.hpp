@@ -66,6 +66,8 @@ struct CgpuProfile {
   /// gpu_mem thresholds: the minimum GPU memory for batch b is the smallest i (1-based) with
   /// b <= t_i, else size+1 (implementations.md §1.5).
   Sourced<std::vector<double>> min_memory_thresholds;
+  /// Host memory of a GPU function (MB), billed by the code's price table (optional).
+  std::optional<Sourced<double>> function_memory_mb;
 
   [[nodiscard]] int min_memory_gb(int batch) const;
 };

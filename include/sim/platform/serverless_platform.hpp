@@ -16,6 +16,7 @@
 
 #include "sim/cluster/host.hpp"
 #include "sim/gpu_models/model_catalog.hpp"
+#include "sim/gpu_models/solo_latency.hpp"
 #include "sim/gpu_models/time_sliced_unit.hpp"
 #include "sim/network/flow_network.hpp"
 #include "sim/network/transfer_manager.hpp"
@@ -45,6 +46,23 @@ struct FunctionSpec {
   /// share one queue, one batcher call and one set of idle instances; they must serve the same
   /// model. Empty: the function has its own queue.
   std::string queue_group;
+  /// Function billing (ServerlessConfig::billing): memory and vCPUs billed per second of a
+  /// batch. Defaults: no memory; cpu_cores for CPU functions, none for GPU functions.
+  std::optional<double> billing_memory_gb;
+  std::optional<double> billing_cores;
+};
+
+/// Per-batch function billing in the style of Alibaba Function Compute (HarmonyBatch eq. 6):
+/// each batch costs per_invocation + D' (cores vcpu_second + memory memory_gb_second +
+/// GPU memory gpu_memory_gb_second), D' its execution time, rounded up to whole seconds on
+/// GPU instances when gpu_whole_seconds. Batches dispatched before `from` are not billed.
+struct FunctionBilling {
+  double per_invocation = 0.0;
+  double vcpu_second = 0.0;
+  double memory_gb_second = 0.0;
+  double gpu_memory_gb_second = 0.0;
+  bool gpu_whole_seconds = true;
+  Time from;
 };
 
 struct HostTemplate {
@@ -80,6 +98,10 @@ struct ServerlessConfig {
   /// kAverage charges eq. 3's average latency.
   gpu::TimeSliceMode time_slice_mode = gpu::TimeSliceMode::kSlotSchedule;
   std::uint64_t queue_capacity = 1000000;  ///< per queue; arrivals beyond it are dropped
+  /// How CPU instances draw a batch's latency from HarmonyBatch eq. 1.
+  gpu::CpuLatencyMode cpu_latency = gpu::CpuLatencyMode::kAverage;
+  /// Absent: no function billing in the summary.
+  std::optional<FunctionBilling> billing;
 };
 
 struct Policies {
@@ -223,6 +245,15 @@ class ServerlessPlatform final : public Platform {
   double gpu_reserved_gb_ = 0.0;
   double host_byte_seconds_ = 0.0;
   double gpu_gb_seconds_ = 0.0;
+  // Function billing (ServerlessConfig::billing), by function id.
+  struct BillingTally {
+    double usd = 0.0;
+    double billed_s = 0.0;
+    std::uint64_t invocations = 0;
+    std::uint64_t requests = 0;
+  };
+  void bill(const Inst& inst, const gpu::JobResult& result);
+  std::map<std::uint32_t, BillingTally> billing_;
   // Fragmentation sampled at every control tick.
   double fragmentation_sum_ = 0.0;
   std::uint64_t fragmentation_samples_ = 0;

@@ -11,6 +11,10 @@
 
 #include "sim/engine/random.hpp"
 
+namespace sim::gpu {
+class ModelCatalog;
+}
+
 namespace sim::policy {
 
 /// Policy categories: the scenario key under `policies` and the component category.
@@ -33,6 +37,9 @@ class Policy {
 /// "policy/<category>" so that adding a policy does not shift another's draws.
 struct PolicyContext {
   RandomStream rng{0};
+  /// The model catalog, for planners that need model coefficients (HarmonyBatch); may be
+  /// null outside a platform.
+  const gpu::ModelCatalog* catalog = nullptr;
 };
 
 }  // namespace sim::policy

@@ -1,0 +1,24 @@
+#pragma once
+/// The baselines of HarmonyBatch §V: BATCH (Ali et al. SC'20: one CPU function per
+/// application, exhaustive search, deterministic latency L_max := L_avg) and MBS+ (Ali et al.
+/// VLDB'22 extended with heterogeneous functions: the total rate split evenly into n groups,
+/// our performance model). Semantics: implementations.md §1.14-1.15.
+
+#include <span>
+
+#include "sim/policy/harmonybatch/plan_types.hpp"
+
+namespace sim::policy::harmonybatch {
+
+Plan plan_batch(const PlannerModel& m, std::span<const Application> apps, const PlannerOptions& o);
+
+/// MBS+. The original searches each group with Bayesian optimisation (10 iterations); this
+/// one searches the same grids exhaustively, which can only make MBS+ cheaper.
+Plan plan_mbs_plus(const PlannerModel& m, std::span<const Application> apps,
+                   const PlannerOptions& o);
+
+/// "harmonybatch", "batch" or "mbs+"; throws std::invalid_argument otherwise.
+Plan plan_with(const std::string& algorithm, const PlannerModel& m,
+               std::span<const Application> apps, const PlannerOptions& o);
+
+}  // namespace sim::policy::harmonybatch
