@@ -177,32 +177,46 @@ Decisions ProteanAutoscaler::decide(const PlatformView& view) {
     }
   }
 
-  std::map<std::tuple<int, int, int>, std::size_t> at;
-  for (std::size_t p = 0; p < places.size(); ++p) {
-    const Location& l = places[p].location;
-    at[{l.host, l.gpu, l.slice}] = p;
-  }
   auto add_load = [&](Place& p, const FunctionView& f, double sign) {
     p.load.memory_free_gb -= sign * f.device_memory_gb;
     p.instances += sign > 0 ? 1 : -1;
     (is_strict(f) ? p.load.strict_fbr : p.load.best_effort_fbr) += sign * f.fbr;
   };
-  // An idle container of a model with a surplus gives way to a needed one (see header).
+  // Idle containers of models with a surplus give way to a needed one (see header): on the
+  // first place where stopping some of them (oldest first) makes room.
   auto evict_for = [&](const FunctionView& f) -> std::optional<std::size_t> {
-    for (const auto& i : view.instances) {
-      if (i.state != InstanceState::kIdle || i.function == f.id) continue;
-      if (stopping_.count(i.id) > 0 || live[i.function] <= need[i.function]) continue;
-      const auto it = at.find({i.location.host, i.location.gpu, i.location.slice});
-      const FunctionView* g = view.function(i.function);
-      if (it == at.end() || g == nullptr) continue;
-      Place& p = places[it->second];
-      if (p.load.memory_free_gb + g->device_memory_gb + 1e-9 < f.device_memory_gb) continue;
-      if (p.exclusive && p.instances > 1) continue;
-      stopping_.insert(i.id);
-      d.stop.push_back({i.id});
-      --live[i.function];
-      add_load(p, *g, -1.0);
-      return it->second;
+    for (std::size_t p = 0; p < places.size(); ++p) {
+      Place& place = places[p];
+      std::vector<const InstanceView*> victims;
+      double freed = 0.0;
+      int left = place.instances;
+      std::map<std::uint32_t, int> taken;
+      for (const auto& i : view.instances) {
+        if (place.load.memory_free_gb + freed + 1e-9 >= f.device_memory_gb &&
+            (!place.exclusive || left == 0)) {
+          break;
+        }
+        if (i.state != InstanceState::kIdle || i.function == f.id) continue;
+        if (i.location != place.location || stopping_.count(i.id) > 0) continue;
+        if (live[i.function] - taken[i.function] <= need[i.function]) continue;
+        const FunctionView* g = view.function(i.function);
+        if (g == nullptr) continue;
+        victims.push_back(&i);
+        freed += g->device_memory_gb;
+        --left;
+        ++taken[i.function];
+      }
+      if (place.load.memory_free_gb + freed + 1e-9 < f.device_memory_gb ||
+          (place.exclusive && left > 0)) {
+        continue;
+      }
+      for (const InstanceView* i : victims) {
+        stopping_.insert(i->id);
+        d.stop.push_back({i->id});
+        --live[i->function];
+        add_load(place, *view.function(i->function), -1.0);
+      }
+      return p;
     }
     return std::nullopt;
   };
@@ -218,10 +232,7 @@ Decisions ProteanAutoscaler::decide(const PlatformView& view) {
     if (is_strict(*f) && config_.strict_sm_cap < 1.0) config.gpu_share = config_.strict_sm_cap;
     for (int k = live[f->id]; k < need[f->id]; ++k) {
       auto p = place_container(*f, places, config_.placement);
-      if (!p) {
-        evict_for(*f);
-        p = place_container(*f, places, config_.placement);
-      }
+      if (!p && evict_for(*f)) p = place_container(*f, places, config_.placement);
       if (!p) break;
       d.start.push_back({f->id, 1, config, places[*p].location});
       add_load(places[*p], *f, 1.0);

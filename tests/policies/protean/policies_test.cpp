@@ -152,6 +152,39 @@ TEST(ProteanAutoscaler, DelaysTerminationOfSurplusContainers) {
   EXPECT_EQ(d.stop[0].id, 7U);
 }
 
+TEST(ProteanAutoscaler, IdleSurplusContainersGiveWayWhenMemoryRunsOut) {
+  // One GPU in (4g, 2g, 1g); the 4g holds three idle containers of a BE model that no longer
+  // gets requests (3 x 6 GB) and no free memory; the 2g and 1g are full. A strict ResNet 50
+  // container (6.5 GB) is needed: stopping one frees 6 GB < 6.5 GB, two free 12 GB >= 6.5 GB,
+  // so the two oldest stop and it starts on the 4g.
+  PlatformView v = mig_view();
+  auto& slices = v.hosts[0].gpus[0].slices;
+  slices[0].memory_free_gb = 0;
+  slices[1].memory_free_gb = 0;
+  slices[2].memory_free_gb = 0;
+  slices[2].instances = 3;
+  FunctionView old_be = small_be(1, 0);
+  old_be.device_memory_gb = 6;
+  v.functions = {resnet(0, 1000), old_be};  // 110 requests -> 1 container
+  for (InstanceId id = 1; id <= 3; ++id) {
+    InstanceView i;
+    i.id = id;
+    i.function = 1;
+    i.state = InstanceState::kIdle;
+    i.location = {0, 0, 2};
+    v.instances.push_back(i);
+  }
+  ProteanAutoscalerConfig c;
+  c.reconfigure = false;
+  ProteanAutoscaler a(c);
+  const auto d = a.decide(v);
+  ASSERT_EQ(d.stop.size(), 2U);
+  EXPECT_EQ(d.stop[0].id, 1U);
+  EXPECT_EQ(d.stop[1].id, 2U);
+  ASSERT_EQ(d.start.size(), 1U);
+  EXPECT_EQ(d.start[0].location->slice, 2);
+}
+
 TEST(ProteanAutoscaler, ReconfiguresAfterWaitLimitAndDrainsFirst) {
   // 8 MIG GPUs in (4g, 2g, 1g); BE DPN-92-like model of 14 GB, 200 BE requests per tick per
   // GPU -> ceil(200/128) = 2 batches = 28 GB: no small set holds it -> target (4g, 3g).
