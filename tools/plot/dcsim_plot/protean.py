@@ -231,7 +231,8 @@ def plot_geometry(args):
             if fn[k] != last:
                 last = fn[k]
                 bottom.axvline(t[k], color="grey", linewidth=0.5, alpha=0.5)
-                bottom.text(t[k], 3.3, names[int(fn[k])], rotation=90, fontsize=6, va="bottom")
+                label = names[int(fn[k])] if names else str(fn[k])
+                bottom.text(t[k], 3.3, label, rotation=90, fontsize=6, va="bottom")
     bottom.set_ylabel("MIG slices in use")
     bottom.set_ylim(0, 4.5)
     bottom.set_xlabel("time (s)")
