@@ -54,20 +54,27 @@ std::optional<std::size_t> ProteanAutoscaler::place_container(const FunctionView
 
 void ProteanAutoscaler::reconfigurator(const PlatformView& view, Decisions& d) {
   (void)d;
-  // Algorithm 2 line 8: best-effort requests that arrived in this monitor interval (one
-  // control tick), per MIG GPU, fed to the EWMA. The BE model is the one with most of them.
+  // Algorithm 2 line 8: the number of best-effort requests per MIG GPU fed to the EWMA, either
+  // those in flight (n_r of §4.2: queued + arriving during one batch, the demand Algorithm 1
+  // tags for) or those that arrived in the monitor interval (one control tick). The BE model
+  // is the best-effort function with the most of them.
   double be_new = 0.0;
   const FunctionView* be_model = nullptr;
   double be_model_new = 0.0;
   for (const auto& f : view.functions) {
     const std::uint64_t be = f.arrivals - f.strict_arrivals;
     auto& last = last_best_effort_arrivals_[f.id];
-    const double delta = static_cast<double>(be - std::min(be, last));
+    double count = static_cast<double>(be - std::min(be, last));
     last = be;
-    be_new += delta;
-    if (f.gpu && delta > be_model_new) {
+    if (config_.best_effort_count == BestEffortCount::kInFlight) {
+      if (is_strict(f)) continue;
+      const double rate = f.arrival_rate.empty() ? 0.0 : f.arrival_rate.front();
+      count = rate * f.batch_latency_s + static_cast<double>(f.queue_length);
+    }
+    be_new += count;
+    if (f.gpu && count > be_model_new) {
       be_model = &f;
-      be_model_new = delta;
+      be_model_new = count;
     }
   }
   std::vector<std::pair<int, int>> gpus;

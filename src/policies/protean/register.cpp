@@ -90,6 +90,12 @@ PolicyKind autoscaler() {
       .at_least(0.01)
       .at_most(1)
       .doc("weight of the newest BE count in the EWMA (assumption: not published)");
+  s->add("best_effort_count", ParamType::kChoice)
+      .def("in-flight")
+      .one_of({"in-flight", "interval-arrivals"})
+      .doc(
+          "what Algorithm 2's predicted BE request count is: in-flight = queued + arriving "
+          "during one 7g batch (n_r of §4.2); interval-arrivals = arrivals per control tick");
   s->add("max_reconfiguring_fraction", ParamType::kNumber)
       .def(0.3)
       .at_least(0)
@@ -114,6 +120,9 @@ PolicyKind autoscaler() {
             c.reconfiguration.wait_limit = p.at("wait_limit").get<int>();
             c.reconfiguration.fallback = p.at("fallback_geometry").get<std::vector<std::string>>();
             c.ewma_alpha = p.at("ewma_alpha").get<double>();
+            c.best_effort_count = p.at("best_effort_count").get<std::string>() == "in-flight"
+                                      ? BestEffortCount::kInFlight
+                                      : BestEffortCount::kIntervalArrivals;
             c.max_reconfiguring_fraction = p.at("max_reconfiguring_fraction").get<double>();
             c.strict_sm_cap = p.at("strict_sm_cap").get<double>();
             return std::make_unique<ProteanAutoscaler>(c);

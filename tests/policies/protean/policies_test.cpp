@@ -197,6 +197,7 @@ TEST(ProteanAutoscaler, ReconfiguresAfterWaitLimitAndDrainsFirst) {
   FunctionView be = small_be(0, 0);
   be.device_memory_gb = 14;
   ProteanAutoscalerConfig c;
+  c.best_effort_count = BestEffortCount::kIntervalArrivals;
   ProteanAutoscaler a(c);
   std::uint64_t arrivals = 0;
   std::size_t reconfigs = 0;
@@ -217,6 +218,20 @@ TEST(ProteanAutoscaler, ReconfiguresAfterWaitLimitAndDrainsFirst) {
     }
   }
   EXPECT_EQ(reconfigs, 2U);
+}
+
+TEST(ProteanAutoscaler, InFlightBestEffortCountKeepsTheSmallSlicesForASmallModel) {
+  // In-flight count: 2500 BE rps x 0.11 s = 275 requests over 1 GPU -> ceil(275/128) = 3
+  // batches x 2 GB = 6 GB; [1g, 2g] holds it at 6/15 = 0.4 in [T_low, T_high] -> (4g, 2g, 1g),
+  // the current geometry: no reconfiguration however long it runs.
+  PlatformView v = mig_view();
+  ProteanAutoscaler a(ProteanAutoscalerConfig{});
+  for (int tick = 0; tick < 6; ++tick) {
+    FunctionView be = small_be(0, 2500);
+    be.arrivals = 1000 * static_cast<std::uint64_t>(tick + 1);
+    v.functions = {be};
+    EXPECT_TRUE(a.decide(v).reconfigure.empty()) << tick;
+  }
 }
 
 TEST(JobDistributor, StrictBatchGoesToTheLeastEta) {

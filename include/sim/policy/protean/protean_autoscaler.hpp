@@ -30,12 +30,20 @@ enum class ContainerPlacement : std::uint8_t {
   kSpread            ///< the place with the most free memory (Naive Slicing, INFless, Molecule)
 };
 
+/// What Algorithm 2's pred_BE_num counts (the paper: "from curr_request_queue get
+/// curr_queue_info"; it does not define the count further).
+enum class BestEffortCount : std::uint8_t {
+  kInFlight,         ///< queued + arriving during one batch on 7g (n_r of §4.2)
+  kIntervalArrivals  ///< arrivals during the monitor interval (one control tick)
+};
+
 struct ProteanAutoscalerConfig {
   Time surplus_period = seconds(600);
   ContainerPlacement placement = ContainerPlacement::kJobDistribution;
   bool reconfigure = true;
   ReconfigurationConfig reconfiguration;
   double ewma_alpha = 0.5;
+  BestEffortCount best_effort_count = BestEffortCount::kInFlight;
   double max_reconfiguring_fraction = 0.3;
   double strict_sm_cap = 1.0;  ///< GPUlet: SM cap of strict containers under MPS
 };
