@@ -189,6 +189,6 @@ for name, (desc, kind, rate, shares, models, schemes, cluster) in EXPERIMENTS.it
                 write(os.path.join(HERE, name, f"{scheme}.json"), doc)
             elif scheme in ("protean", "molecule", "infless-llama", "naive-slicing", "spot",
                             "spot-only", "smart-mps-mig") and (
-                    name in ("wiki-resnet-50", "wiki-shufflenet-v2", "strict100-resnet-50",
+                    name in ("wiki-resnet-50", "wiki-shufflenet-v2", "strict100-resnet-50", "strict75-dpn-92",
                              "be100-hi", "llm-albert", "spot-low-resnet-50", "fig2-simplified-dla")):
                 write(os.path.join(HERE, "ci", f"{name}-{scheme}.json"), doc)
