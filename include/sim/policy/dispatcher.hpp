@@ -17,8 +17,8 @@ struct DispatchView {
   /// The batch being dispatched: `take` indexes `queue` (the batcher's view), in execution
   /// order, so a dispatcher can see the batch's classes (Protean Algorithm 1 treats strict and
   /// best-effort batches differently).
-  std::span<const QueuedRequest> queue;
-  std::span<const std::size_t> take;
+  std::span<const QueuedRequest> queue{};
+  std::span<const std::size_t> take{};
   /// The whole platform, only for a dispatcher whose wants_platform_view() is true (building
   /// it costs O(instances + hosts) per batch); nullptr otherwise.
   const PlatformView* platform = nullptr;

@@ -90,7 +90,7 @@ struct FunctionView {
   double fbr = 0.0;
   /// The model's resource deficiency factor per MIG profile name (Protean §3: solo time on the
   /// slice / solo time on 7g), empty when its profile has none.
-  std::map<std::string, double> rdf;
+  std::map<std::string, double> rdf{};
   int cold_starting = 0;
   int idle = 0;
   int busy = 0;  ///< busy + draining
