@@ -9,6 +9,7 @@
 #include "sim/scenario/registry.hpp"
 #include "sim/scenario/run.hpp"
 #include "sim/scenario/scenario_loader.hpp"
+#include "sim/traces/trace_path.hpp"
 
 namespace sim::scenario {
 namespace {
@@ -23,6 +24,7 @@ nlohmann::json run_ci(const std::string& name) {
   RunOptions ro;
   ro.out_dir = std::filesystem::temp_directory_path() / ("dcsim_protean_" + name);
   ro.data_dir = SIM_SOURCE_DIR "/data";
+  ro.trace_search_path = traces::default_trace_search_path(SIM_SOURCE_DIR);
   auto result = run_scenario(loaded, registry, ro);
   std::filesystem::remove_all(ro.out_dir);
   return result.summary;
@@ -32,7 +34,15 @@ double strict_p99(const nlohmann::json& s) {
   return s["per_class"]["strict"]["latency_s"]["p99"].get<double>();
 }
 
+bool have_wikipedia_trace() {
+  for (const auto& dir : traces::default_trace_search_path(SIM_SOURCE_DIR)) {
+    if (std::filesystem::exists(std::filesystem::path(dir) / "wikipedia")) return true;
+  }
+  return false;
+}
+
 TEST(ProteanScenario, StrictBatchesAvoidTheSlicesBestEffortUses) {
+  if (!have_wikipedia_trace()) GTEST_SKIP() << "Wikipedia trace not downloaded";
   const auto protean = run_ci("wiki-resnet-50-protean");
   const auto naive = run_ci("wiki-resnet-50-naive-slicing");
   // §6.1.1: Protean's strict requests meet the SLO (3 x 110 ms); Algorithm 1 keeps them on the
