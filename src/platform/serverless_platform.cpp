@@ -42,6 +42,7 @@ struct ServerlessPlatform::Fn {
   std::size_t queued = 0;   ///< requests of this function in its queue
   std::deque<Time> recent;  ///< arrival times within the longest rate window
   std::uint64_t arrivals = 0;
+  std::uint64_t strict_arrivals = 0;
   std::set<InstanceId> instances;  ///< live instances, by id
   std::map<std::uint32_t, Time> timeout_by_app;
 };
@@ -361,6 +362,7 @@ void ServerlessPlatform::revoke(int h) {
 void ServerlessPlatform::on_arrival(const traces::Arrival& arrival, std::uint64_t request_id) {
   Fn& fn = *fns_.at(arrival.function);
   ++fn.arrivals;
+  if (arrival.cls == traces::RequestClass::kStrict) ++fn.strict_arrivals;
   fn.recent.push_back(arrival.time);
   Queue& q = *fn.queue;
   if (q.requests.size() >= config_.queue_capacity) {
@@ -436,7 +438,9 @@ void ServerlessPlatform::pump(Queue& q) {
       }
       return;
     }
-    const policy::DispatchView dv{sim_.now(), fid, idle};
+    std::optional<policy::PlatformView> pv;
+    if (policies_.dispatcher->wants_platform_view()) pv = view();
+    const policy::DispatchView dv{sim_.now(), fid, idle, qv, decision.take, pv ? &*pv : nullptr};
     const auto chosen = policies_.dispatcher->choose(dv);
     if (!chosen) return;
     Inst* inst = find(*chosen);
@@ -1102,6 +1106,10 @@ policy::PlatformView ServerlessPlatform::view() const {
       fv.arrival_rate.push_back(static_cast<double>(f->recent.end() - first) / w.to_seconds());
     }
     fv.arrivals = f->arrivals;
+    fv.strict_arrivals = f->strict_arrivals;
+    fv.fbr = f->model != nullptr && f->model->gpu && f->model->gpu->fbr ? f->model->gpu->fbr->value
+                                                                        : 0.0;
+    if (f->model != nullptr && f->model->gpu) fv.rdf = f->model->gpu->rdf;
     for (const InstanceId id : f->instances) {
       switch (instances_.at(id)->state) {
         case InstanceState::kColdStarting:

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -83,7 +84,13 @@ struct FunctionView {
   Time oldest_wait;  ///< now - arrival of the oldest queued request (0 when empty)
   /// Arrivals per second over each window of PlatformView::rate_windows (same order).
   std::vector<double> arrival_rate;
-  std::uint64_t arrivals = 0;  ///< since time zero
+  std::uint64_t arrivals = 0;         ///< since time zero
+  std::uint64_t strict_arrivals = 0;  ///< arrivals of the strict class since time zero
+  /// The model's fractional bandwidth requirement (Protean eq. 1), 0 when its profile has none.
+  double fbr = 0.0;
+  /// The model's resource deficiency factor per MIG profile name (Protean §3: solo time on the
+  /// slice / solo time on 7g), empty when its profile has none.
+  std::map<std::string, double> rdf{};
   int cold_starting = 0;
   int idle = 0;
   int busy = 0;  ///< busy + draining

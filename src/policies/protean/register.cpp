@@ -1,9 +1,180 @@
-// The protean policy family: one registration line per policy.
+// The protean policy family (Protean, Middleware'24): one registration line per policy. Each
+// policy declares its parameters once, in its schema.
 
 #include "sim/policy/protean/register.hpp"
 
+#include "sim/policy/protean/container_placement.hpp"
+#include "sim/policy/protean/job_distributor.hpp"
+#include "sim/policy/protean/protean_autoscaler.hpp"
+#include "sim/policy/protean/spot_procurement.hpp"
+#include "sim/policy/protean/strict_first_batcher.hpp"
+
 namespace sim::policy::protean {
 
-void register_policies(PolicyRegistry& /*registry*/) {}
+using config::ParamType;
+using nlohmann::json;
+
+namespace {
+
+std::shared_ptr<config::Schema> schema(const char* category, const char* name, const char* doc) {
+  return std::make_shared<config::Schema>(std::string(category) + "/" + name, doc);
+}
+
+PolicyKind strict_first_batcher() {
+  const char* doc =
+      "Protean §4.1: strict requests first (stable), batches of the function's max_batch; a "
+      "partial batch leaves when the oldest batching timeout passes.";
+  return {kBatcher, "protean-strict-first", doc, schema(kBatcher, "protean-strict-first", doc),
+          [](const json&, PolicyContext) -> std::unique_ptr<Policy> {
+            return std::make_unique<StrictFirstBatcher>();
+          }};
+}
+
+PolicyKind job_distributor() {
+  const char* doc =
+      "Protean Algorithm 1 at dispatch: a strict batch to the idle container whose slice has "
+      "the least eq. (2) slowdown among slices not fully tagged for best-effort memory; a "
+      "best-effort batch first-fit onto the smallest slices.";
+  return {kDispatcher, "protean-job-distribution", doc,
+          schema(kDispatcher, "protean-job-distribution", doc),
+          [](const json&, PolicyContext) -> std::unique_ptr<Policy> {
+            return std::make_unique<JobDistributor>();
+          }};
+}
+
+ContainerPlacement placement_of(const std::string& s) {
+  return s == "spread" ? ContainerPlacement::kSpread : ContainerPlacement::kJobDistribution;
+}
+
+PolicyKind placement(const char* name, ContainerPlacement mode, const char* doc) {
+  return {kPlacement, name, doc, schema(kPlacement, name, doc),
+          [mode](const json&, PolicyContext) -> std::unique_ptr<Policy> {
+            return std::make_unique<ContainerPlacementPolicy>(mode);
+          }};
+}
+
+PolicyKind autoscaler() {
+  const char* doc =
+      "Protean §4.2/§4.4: one container per batch (n_c = ceil(n_r / batch_size), n_r = rate x "
+      "batch latency + queued), delayed termination after a surplus period, containers placed "
+      "by Algorithm 1 (or spread by free memory for baselines), and the Algorithm 2 GPU "
+      "reconfigurator (drains a GPU, then reconfigures it).";
+  auto s = schema(kAutoscaler, "protean", doc);
+  s->add("surplus_period", ParamType::kDuration)
+      .def("600s")
+      .at_least(0)
+      .doc("delayed termination: how long containers must be surplus before they stop (§4.2)");
+  s->add("placement", ParamType::kChoice)
+      .def("job-distribution")
+      .one_of({"job-distribution", "spread"})
+      .doc("job-distribution: Algorithm 1; spread: the place with the most free memory");
+  s->add("reconfigure", ParamType::kBool).def(true).doc("run the Algorithm 2 reconfigurator");
+  s->add("t_low", ParamType::kNumber)
+      .def(0.1)
+      .at_least(0)
+      .at_most(1)
+      .doc(
+          "T_low: least potential BE occupancy of the chosen small slice set (predicted BE "
+          "memory / its memory) worth isolating BE on it (assumption: not published)");
+  s->add("t_high", ParamType::kNumber)
+      .def(0.9)
+      .at_least(0)
+      .at_most(1)
+      .doc("T_high: greatest such occupancy (assumption: not published)");
+  s->add("wait_limit", ParamType::kInteger)
+      .def(3)
+      .at_least(0)
+      .doc("mismatches before a reconfiguration (Algorithm 2, §4.4: 3)");
+  s->add("ewma_alpha", ParamType::kNumber)
+      .def(0.5)
+      .at_least(0.01)
+      .at_most(1)
+      .doc("weight of the newest BE count in the EWMA (assumption: not published)");
+  s->add("best_effort_count", ParamType::kChoice)
+      .def("in-flight")
+      .one_of({"in-flight", "interval-arrivals"})
+      .doc(
+          "what Algorithm 2's predicted BE request count is: in-flight = queued + arriving "
+          "during one 7g batch (n_r of §4.2); interval-arrivals = arrivals per control tick");
+  s->add("max_reconfiguring_fraction", ParamType::kNumber)
+      .def(0.3)
+      .at_least(0)
+      .at_most(1)
+      .doc("share of the MIG GPUs that may reconfigure at once (§4.4: ~30%), at least one");
+  s->list_of("fallback_geometry", ParamType::kString)
+      .def(json::array({"4g.20gb", "3g.20gb"}))
+      .doc("geometry when no small slice set fits (Algorithm 2 line 20)");
+  s->add("strict_sm_cap", ParamType::kNumber)
+      .def(1.0)
+      .at_least(0.01)
+      .at_most(1)
+      .doc("SM cap (gpu_share) of strict containers under MPS; GPUlet: ~0.6 (Protean §6.2)");
+  return {kAutoscaler, "protean", doc, s,
+          [](const json& p, PolicyContext) -> std::unique_ptr<Policy> {
+            ProteanAutoscalerConfig c;
+            c.surplus_period = config::get_duration(p, "surplus_period");
+            c.placement = placement_of(p.at("placement").get<std::string>());
+            c.reconfigure = p.at("reconfigure").get<bool>();
+            c.reconfiguration.t_low = p.at("t_low").get<double>();
+            c.reconfiguration.t_high = p.at("t_high").get<double>();
+            c.reconfiguration.wait_limit = p.at("wait_limit").get<int>();
+            c.reconfiguration.fallback = p.at("fallback_geometry").get<std::vector<std::string>>();
+            c.ewma_alpha = p.at("ewma_alpha").get<double>();
+            c.best_effort_count = p.at("best_effort_count").get<std::string>() == "in-flight"
+                                      ? BestEffortCount::kInFlight
+                                      : BestEffortCount::kIntervalArrivals;
+            c.max_reconfiguring_fraction = p.at("max_reconfiguring_fraction").get<double>();
+            c.strict_sm_cap = p.at("strict_sm_cap").get<double>();
+            return std::make_unique<ProteanAutoscaler>(c);
+          }};
+}
+
+PolicyKind spot_procurement() {
+  const char* doc =
+      "Protean §4.5: replace a spot VM under revocation notice by a spot VM, or by an "
+      "on-demand one when the spot request fails (probability P_rev); spot_only never falls "
+      "back and retries.";
+  auto s = schema(kProcurement, "protean-spot", doc);
+  s->add("spot_template", ParamType::kInteger).def(0).at_least(0).doc("host template of spot VMs");
+  s->add("on_demand_template", ParamType::kInteger)
+      .def(1)
+      .at_least(0)
+      .doc("host template of on-demand VMs");
+  s->add("spot_unavailable", ParamType::kNumber)
+      .def(0.0)
+      .at_least(0)
+      .at_most(1)
+      .doc("P_rev: probability that a spot request fails (Protean §5: 0, 0.354, 0.708)");
+  s->add("spot_only", ParamType::kBool).def(false).doc("Spot Only: never request on-demand VMs");
+  s->add("retry_interval", ParamType::kDuration)
+      .def("60s")
+      .at_least(0)
+      .doc("Spot Only: time between spot retries (assumption)");
+  return {kProcurement, "protean-spot", doc, s,
+          [](const json& p, PolicyContext ctx) -> std::unique_ptr<Policy> {
+            SpotProcurementConfig c;
+            c.spot_template = p.at("spot_template").get<int>();
+            c.on_demand_template = p.at("on_demand_template").get<int>();
+            c.spot_unavailable = p.at("spot_unavailable").get<double>();
+            c.spot_only = p.at("spot_only").get<bool>();
+            c.retry_interval = config::get_duration(p, "retry_interval");
+            return std::make_unique<SpotProcurement>(c, std::move(ctx.rng));
+          }};
+}
+
+}  // namespace
+
+void register_policies(PolicyRegistry& registry) {
+  registry.add(strict_first_batcher());
+  registry.add(job_distributor());
+  registry.add(autoscaler());
+  registry.add(placement("protean-job-distribution", ContainerPlacement::kJobDistribution,
+                         "Protean Algorithm 1 for a new container: strict, the slice with the "
+                         "least eq. (2) slowdown; best-effort, first-fit on the smallest slices."));
+  registry.add(placement("spread", ContainerPlacement::kSpread,
+                         "The GPU or slice with the most free memory (load balancing by slice "
+                         "memory, Protean §5 Naive Slicing)."));
+  registry.add(spot_procurement());
+}
 
 }  // namespace sim::policy::protean

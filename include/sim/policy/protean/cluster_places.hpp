@@ -1,0 +1,60 @@
+#pragma once
+/// The places of a cluster where Protean's containers and batches run (enabled MIG slices, or
+/// whole GPUs without MIG), with the load already on them, built from a PlatformView.
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sim/policy/platform_view.hpp"
+#include "sim/policy/protean/job_distribution.hpp"
+
+namespace sim::policy::protean {
+
+struct Place {
+  Location location;
+  std::string profile;  ///< MIG profile, empty for a whole GPU
+  bool exclusive = false;
+  int instances = 0;
+  SliceLoad load;  ///< memory and co-runner FBRs (rdf and tags filled by the caller)
+};
+
+/// A function serves strict requests when most of its arrivals so far were strict (Protean §5:
+/// strict requests are for one model, best-effort ones for another). No arrivals: strict.
+bool is_strict(const FunctionView& f);
+
+/// The RDF of `f` on a MIG profile (1 for a whole GPU or a profile the model does not list).
+double rdf_on(const FunctionView& f, const std::string& profile);
+
+/// Containers a function needs (Protean §4.2): n_c = ceil(n_r / batch_size), n_r the requests
+/// that arrive during one batch on 7g (arrival rate over the first rate window x the batch
+/// latency) plus those already queued.
+int containers_needed(const FunctionView& f);
+
+/// GPUs (host, gpu) the caller wants left alone (e.g. draining for a reconfiguration).
+using GpuSet = std::set<std::pair<int, int>>;
+
+enum class LoadScope : std::uint8_t {
+  kLive,  ///< every live instance is a potential co-runner (placing containers)
+  kBusy   ///< only instances running a batch (dispatching a batch)
+};
+
+/// Every place on an available host, in host, GPU, slice order, skipping disabled slices,
+/// reconfiguring GPUs and `excluded` GPUs. memory_free_gb: kLive, the view's free memory
+/// (after the containers' reservations); kBusy, the place's memory minus that of the running
+/// batches (device_memory_gb of the busy instances). FBR sums by the functions' classes.
+std::vector<Place> cluster_places(const PlatformView& view, LoadScope scope,
+                                  const GpuSet& excluded = {});
+
+/// Algorithm 1's tags on every GPU: the best-effort memory demand (sum over best-effort
+/// functions of containers_needed x device memory) is shared evenly among the GPUs, and each
+/// GPU's places are tagged in ascending order of memory; tagged_best_effort_fbr = tag x memory
+/// x the demand's FBR per GB.
+void tag_places(std::vector<Place>& places, const PlatformView& view);
+
+/// Indices of `places` in ascending order of resources (memory, then location).
+std::vector<std::size_t> ascending_order(const std::vector<Place>& places);
+
+}  // namespace sim::policy::protean

@@ -1,0 +1,20 @@
+#pragma once
+/// Placement policies for autoscalers that leave the location to the platform: Protean's
+/// Algorithm 1 slice choice for a new container, or the baselines' load balancing by free
+/// memory (Naive Slicing: "load-balanced according to slice memory", Protean §5).
+
+#include "sim/policy/placement.hpp"
+#include "sim/policy/protean/protean_autoscaler.hpp"
+
+namespace sim::policy::protean {
+
+class ContainerPlacementPolicy final : public Placement {
+ public:
+  explicit ContainerPlacementPolicy(ContainerPlacement mode) : mode_(mode) {}
+  std::optional<Location> place(const PlacementRequest& request, const PlatformView& view) override;
+
+ private:
+  ContainerPlacement mode_;
+};
+
+}  // namespace sim::policy::protean

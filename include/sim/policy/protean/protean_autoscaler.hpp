@@ -1,0 +1,77 @@
+#pragma once
+/// Protean's container management at every control tick (§4.2, §4.4):
+/// - reactive scale-up to one container per batch, n_c = ceil(n_r / batch_size) per model;
+/// - delayed termination: a model's surplus containers stop only after they have been surplus
+///   for a whole surplus period (~10 min); an idle surplus container also gives way at once
+///   when a needed container finds no room (assumption: the paper does not say what happens
+///   when memory runs out);
+/// - placement of each new container by Algorithm 1 (strict: least eq. 2 slowdown over slices
+///   not fully tagged; best-effort: first-fit on the smallest slices), or load-balanced by free
+///   memory for the baselines;
+/// - the GPU reconfigurator (Algorithm 2). It lives here, not in a gpu_partitioner, because the
+///   platform reconfigures only a GPU without instances and only an autoscaler can stop them:
+///   a GPU chosen for reconfiguration is drained (no new containers, its containers stopped)
+///   and reconfigured once empty, at most max_reconfiguring of the GPUs at a time.
+
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sim/policy/autoscaler.hpp"
+#include "sim/policy/protean/cluster_places.hpp"
+#include "sim/policy/protean/reconfiguration_planner.hpp"
+
+namespace sim::policy::protean {
+
+enum class ContainerPlacement : std::uint8_t {
+  kJobDistribution,  ///< Protean Algorithm 1
+  kSpread            ///< the place with the most free memory (Naive Slicing, INFless, Molecule)
+};
+
+/// What Algorithm 2's pred_BE_num counts (the paper: "from curr_request_queue get
+/// curr_queue_info"; it does not define the count further).
+enum class BestEffortCount : std::uint8_t {
+  kInFlight,         ///< queued + arriving during one batch on 7g (n_r of §4.2)
+  kIntervalArrivals  ///< arrivals during the monitor interval (one control tick)
+};
+
+struct ProteanAutoscalerConfig {
+  Time surplus_period = seconds(600);
+  ContainerPlacement placement = ContainerPlacement::kJobDistribution;
+  bool reconfigure = true;
+  ReconfigurationConfig reconfiguration;
+  double ewma_alpha = 0.5;
+  BestEffortCount best_effort_count = BestEffortCount::kInFlight;
+  double max_reconfiguring_fraction = 0.3;
+  double strict_sm_cap = 1.0;  ///< GPUlet: SM cap of strict containers under MPS
+};
+
+class ProteanAutoscaler final : public Autoscaler {
+ public:
+  explicit ProteanAutoscaler(ProteanAutoscalerConfig config)
+      : config_(std::move(config)), predictor_(config_.ewma_alpha) {}
+  Decisions decide(const PlatformView& view) override;
+
+  /// Where a new container of `f` goes among `places` (already loaded with the live
+  /// instances), or nullopt when none has room. Exposed for the placement policies and tests.
+  static std::optional<std::size_t> place_container(const FunctionView& f,
+                                                    const std::vector<Place>& places,
+                                                    ContainerPlacement mode);
+
+ private:
+  void reconfigurator(const PlatformView& view, Decisions& d);
+  void drain(const PlatformView& view, Decisions& d);
+
+  ProteanAutoscalerConfig config_;
+  EwmaPredictor predictor_;
+  std::map<std::uint32_t, std::uint64_t> last_best_effort_arrivals_;
+  std::map<std::pair<int, int>, MismatchCounter> counters_;
+  std::map<std::pair<int, int>, std::vector<std::string>> draining_;  ///< GPU -> target
+  GpuSet reconfigured_now_;  ///< reconfigured this tick: no containers there until it is done
+  std::set<InstanceId> stopping_;
+  std::map<std::uint32_t, Time> surplus_since_;
+};
+
+}  // namespace sim::policy::protean

@@ -1,0 +1,68 @@
+#pragma once
+/// Protean Algorithm 2 (§4.4, GPU reconfigurator): the geometry one GPU should have for the
+/// predicted best-effort load, and when a mismatch has lasted long enough to reconfigure.
+
+#include <string>
+#include <vector>
+
+namespace sim::policy::protean {
+
+/// EWMA predictor of the number of BE requests per monitor interval (Algorithm 2 line 8; the
+/// paper cites a light-weight EWMA without its weight): p <- alpha x + (1 - alpha) p, the first
+/// observation taken as is.
+class EwmaPredictor {
+ public:
+  explicit EwmaPredictor(double alpha) : alpha_(alpha) {}
+  double observe(double x);
+  [[nodiscard]] double value() const { return value_; }
+  [[nodiscard]] bool primed() const { return primed_; }
+
+ private:
+  double alpha_;
+  double value_ = 0.0;
+  bool primed_ = false;
+};
+
+struct ReconfigurationConfig {
+  /// small_slice_set (Algorithm 2 line 6), in order; a set's memory (sum_max_mem) is read
+  /// from the profile names ("2g.10gb" holds 10 GB).
+  std::vector<std::vector<std::string>> small_slice_sets{{"1g.5gb", "2g.10gb"}, {"3g.20gb"}};
+  std::string large_slice = "4g.20gb";                      ///< appended when found (line 23)
+  std::vector<std::string> fallback{"4g.20gb", "3g.20gb"};  ///< line 20
+  /// Potential occupancy = predicted BE memory / the chosen set's memory. Below T_low the set
+  /// is too empty to be worth isolating BE on it, above T_high too full (lines 14, 15, 19).
+  double t_low = 0.1;
+  double t_high = 0.9;
+  int wait_limit = 3;  ///< consecutive mismatches before reconfiguring (line 25)
+};
+
+/// The geometry Algorithm 2 chooses for a predicted BE memory (lines 9-23), as a sorted list
+/// of profile names (sorted so that geometries compare as multisets).
+std::vector<std::string> choose_geometry(const ReconfigurationConfig& config,
+                                         double predicted_best_effort_memory_gb);
+
+/// The per-GPU wait counter of Algorithm 2 (lines 24-30).
+class MismatchCounter {
+ public:
+  /// True when the GPU should be reconfigured now: the geometries differ and wait_ctr has
+  /// reached wait_limit (it stays there, so a GPU held back by the 30% cap is due at the next
+  /// interval). Otherwise counts the mismatch, or resets the counter when they match.
+  bool should_reconfigure(bool mismatch, int wait_limit);
+  [[nodiscard]] int count() const { return count_; }
+
+ private:
+  int count_ = 0;
+};
+
+/// The most GPUs that may reconfigure at once: floor(fraction x gpus), at least 1 (§4.4:
+/// "only ~30% of GPUs (on average) are allowed to be reconfigured simultaneously").
+int max_simultaneous_reconfigurations(int gpus, double fraction);
+
+/// The memory (GB) in a MIG profile name: "3g.20gb" -> 20. Throws std::invalid_argument when
+/// the name has no ".<n>gb" suffix.
+double profile_memory_gb(const std::string& profile);
+
+/// Sorted copy of a geometry, for multiset comparison.
+std::vector<std::string> sorted_geometry(std::vector<std::string> profiles);
+
+}  // namespace sim::policy::protean

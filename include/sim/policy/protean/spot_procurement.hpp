@@ -1,0 +1,36 @@
+#pragma once
+/// Protean §4.5 cost-aware procurement: a spot VM replaces every spot VM under revocation
+/// notice; when the spot request fails (spot capacity unavailable, probability P_rev, the
+/// paper's measure of spot availability) an on-demand VM is requested instead. "Spot Only"
+/// never falls back: it retries the spot request every retry interval until one succeeds.
+
+#include <cstdint>
+#include <set>
+
+#include "sim/policy/procurement.hpp"
+
+namespace sim::policy::protean {
+
+struct SpotProcurementConfig {
+  int spot_template = 0;        ///< host template of spot workers
+  int on_demand_template = 1;   ///< host template of on-demand workers
+  double spot_unavailable = 0;  ///< P_rev: probability that a spot request fails
+  bool spot_only = false;
+  Time retry_interval = seconds(60);
+};
+
+class SpotProcurement final : public Procurement {
+ public:
+  SpotProcurement(SpotProcurementConfig config, RandomStream rng)
+      : config_(config), rng_(std::move(rng)) {}
+  Decisions decide(const PlatformView& view) override;
+
+ private:
+  SpotProcurementConfig config_;
+  RandomStream rng_;
+  std::set<int> handled_;  ///< hosts whose revocation notice was answered
+  int owed_ = 0;           ///< Spot Only: replacements still to obtain
+  Time next_retry_;
+};
+
+}  // namespace sim::policy::protean

@@ -1,0 +1,127 @@
+#include "sim/policy/protean/cluster_places.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+#include <tuple>
+
+namespace sim::policy::protean {
+
+bool is_strict(const FunctionView& f) {
+  return f.arrivals == 0 || 2 * f.strict_arrivals >= f.arrivals;
+}
+
+double rdf_on(const FunctionView& f, const std::string& profile) {
+  if (profile.empty()) return 1.0;
+  const auto it = f.rdf.find(profile);
+  return it != f.rdf.end() ? it->second : 1.0;
+}
+
+int containers_needed(const FunctionView& f) {
+  const double rate = f.arrival_rate.empty() ? 0.0 : f.arrival_rate.front();
+  const double n_r = rate * f.batch_latency_s + static_cast<double>(f.queue_length);
+  const int batch = std::max(1, f.config.max_batch);
+  return static_cast<int>(std::ceil(n_r / batch - 1e-9));
+}
+
+namespace {
+
+using Key = std::tuple<int, int, int>;
+
+Key key_of(const Location& l) {
+  return {l.host, l.gpu, l.slice};
+}
+
+}  // namespace
+
+std::vector<Place> cluster_places(const PlatformView& view, LoadScope scope,
+                                  const GpuSet& excluded) {
+  std::vector<Place> out;
+  std::map<Key, std::size_t> index;
+  for (const auto& h : view.hosts) {
+    if (!h.available) continue;
+    for (std::size_t g = 0; g < h.gpus.size(); ++g) {
+      const GpuView& gv = h.gpus[g];
+      const int gi = static_cast<int>(g);
+      if (gv.reconfiguring || excluded.count({h.index, gi}) > 0) continue;
+      const bool exclusive = gv.sharing == "exclusive";
+      if (!gv.mig) {
+        Place p;
+        p.location = {h.index, gi, -1};
+        p.exclusive = exclusive;
+        p.instances = gv.instances;
+        p.load.memory_gb = gv.memory_gb;
+        p.load.memory_free_gb = scope == LoadScope::kLive ? gv.memory_free_gb : gv.memory_gb;
+        index[key_of(p.location)] = out.size();
+        out.push_back(std::move(p));
+        continue;
+      }
+      for (std::size_t s = 0; s < gv.slices.size(); ++s) {
+        const SliceView& sv = gv.slices[s];
+        if (!sv.enabled) continue;
+        Place p;
+        p.location = {h.index, gi, static_cast<int>(s)};
+        p.profile = sv.profile;
+        p.exclusive = exclusive;
+        p.instances = sv.instances;
+        p.load.memory_gb = sv.memory_gb;
+        p.load.memory_free_gb = scope == LoadScope::kLive ? sv.memory_free_gb : sv.memory_gb;
+        index[key_of(p.location)] = out.size();
+        out.push_back(std::move(p));
+      }
+    }
+  }
+  for (const auto& i : view.instances) {
+    if (i.state == InstanceState::kTerminated) continue;
+    const bool running = i.state == InstanceState::kBusy || i.state == InstanceState::kDraining;
+    if (scope == LoadScope::kBusy && !running) continue;
+    const auto it = index.find(key_of(i.location));
+    if (it == index.end()) continue;
+    const FunctionView* f = view.function(i.function);
+    if (f == nullptr) continue;
+    SliceLoad& load = out[it->second].load;
+    (is_strict(*f) ? load.strict_fbr : load.best_effort_fbr) += f->fbr;
+    if (scope == LoadScope::kBusy) load.memory_free_gb -= f->device_memory_gb;
+  }
+  return out;
+}
+
+void tag_places(std::vector<Place>& places, const PlatformView& view) {
+  double be_mem = 0.0;
+  double be_fbr = 0.0;
+  for (const auto& f : view.functions) {
+    if (!f.gpu || is_strict(f)) continue;
+    const int n = containers_needed(f);
+    be_mem += n * f.device_memory_gb;
+    be_fbr += n * f.fbr;
+  }
+  std::map<std::pair<int, int>, std::vector<std::size_t>> by_gpu;
+  for (const std::size_t i : ascending_order(places))
+    by_gpu[{places[i].location.host, places[i].location.gpu}].push_back(i);
+  if (by_gpu.empty() || be_mem <= 0) return;
+  const double per_gpu = be_mem / static_cast<double>(by_gpu.size());
+  const double fbr_per_gb = be_fbr / be_mem;
+  for (const auto& [gpu, members] : by_gpu) {
+    std::vector<double> memory;
+    for (const auto i : members)
+      memory.push_back(places[i].load.memory_gb);
+    const auto tags = tag_slices(memory, per_gpu);
+    for (std::size_t k = 0; k < members.size(); ++k) {
+      SliceLoad& l = places[members[k]].load;
+      l.tag = tags[k];
+      l.tagged_best_effort_fbr = tags[k] * l.memory_gb * fbr_per_gb;
+    }
+  }
+}
+
+std::vector<std::size_t> ascending_order(const std::vector<Place>& places) {
+  std::vector<std::size_t> order(places.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return places[a].load.memory_gb < places[b].load.memory_gb;
+  });
+  return order;
+}
+
+}  // namespace sim::policy::protean

@@ -1,0 +1,252 @@
+#include "sim/policy/protean/protean_autoscaler.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace sim::policy::protean {
+
+namespace {
+
+bool fits(const FunctionView& f, const Place& p) {
+  return p.load.memory_free_gb + 1e-9 >= f.device_memory_gb && (!p.exclusive || p.instances == 0);
+}
+
+bool counts_as_live(const InstanceView& i) {
+  return i.state == InstanceState::kColdStarting || i.state == InstanceState::kIdle ||
+         i.state == InstanceState::kBusy;
+}
+
+const GpuView* gpu_of(const PlatformView& view, int host, int gpu) {
+  if (host < 0 || static_cast<std::size_t>(host) >= view.hosts.size()) return nullptr;
+  const auto& h = view.hosts[static_cast<std::size_t>(host)];
+  if (!h.available || gpu < 0 || static_cast<std::size_t>(gpu) >= h.gpus.size()) return nullptr;
+  return &h.gpus[static_cast<std::size_t>(gpu)];
+}
+
+}  // namespace
+
+std::optional<std::size_t> ProteanAutoscaler::place_container(const FunctionView& f,
+                                                              const std::vector<Place>& places,
+                                                              ContainerPlacement mode) {
+  if (mode == ContainerPlacement::kSpread) {
+    std::optional<std::size_t> best;
+    for (std::size_t p = 0; p < places.size(); ++p) {
+      if (!fits(f, places[p])) continue;
+      if (!best || places[p].load.memory_free_gb > places[*best].load.memory_free_gb) best = p;
+    }
+    return best;
+  }
+  // Algorithm 1 over the places with room, in ascending order of resources.
+  std::vector<std::size_t> cand;
+  std::vector<SliceLoad> loads;
+  for (const std::size_t p : ascending_order(places)) {
+    if (!fits(f, places[p])) continue;
+    cand.push_back(p);
+    SliceLoad l = places[p].load;
+    l.rdf = rdf_on(f, places[p].profile);
+    loads.push_back(l);
+  }
+  if (cand.empty()) return std::nullopt;
+  const auto k = is_strict(f) ? choose_strict_slice(loads, f.fbr)
+                              : choose_best_effort_slice(loads, f.device_memory_gb);
+  return cand[k.value_or(0)];
+}
+
+void ProteanAutoscaler::reconfigurator(const PlatformView& view, Decisions& d) {
+  (void)d;
+  // Algorithm 2 line 8: the number of best-effort requests per MIG GPU fed to the EWMA, either
+  // those in flight (n_r of §4.2: queued + arriving during one batch, the demand Algorithm 1
+  // tags for) or those that arrived in the monitor interval (one control tick). The BE model
+  // is the best-effort function with the most of them.
+  double be_new = 0.0;
+  const FunctionView* be_model = nullptr;
+  double be_model_new = 0.0;
+  for (const auto& f : view.functions) {
+    const std::uint64_t be = f.arrivals - f.strict_arrivals;
+    auto& last = last_best_effort_arrivals_[f.id];
+    double count = static_cast<double>(be - std::min(be, last));
+    last = be;
+    if (config_.best_effort_count == BestEffortCount::kInFlight) {
+      if (is_strict(f)) continue;
+      const double rate = f.arrival_rate.empty() ? 0.0 : f.arrival_rate.front();
+      count = rate * f.batch_latency_s + static_cast<double>(f.queue_length);
+    }
+    be_new += count;
+    if (f.gpu && count > be_model_new) {
+      be_model = &f;
+      be_model_new = count;
+    }
+  }
+  std::vector<std::pair<int, int>> gpus;
+  int in_progress = static_cast<int>(draining_.size());
+  for (const auto& h : view.hosts) {
+    if (!h.available) continue;
+    for (std::size_t g = 0; g < h.gpus.size(); ++g) {
+      if (!h.gpus[g].mig) continue;
+      gpus.emplace_back(h.index, static_cast<int>(g));
+      if (h.gpus[g].reconfiguring) ++in_progress;
+    }
+  }
+  if (gpus.empty()) return;
+  const double predicted = predictor_.observe(be_new / static_cast<double>(gpus.size()));
+  double memory = 0.0;  // line 9: mem(BE_model, pred_BE_num)
+  if (be_model != nullptr && predicted > 0) {
+    memory = std::ceil(predicted / std::max(1, be_model->config.max_batch) - 1e-9) *
+             be_model->device_memory_gb;
+  }
+  const auto target = choose_geometry(config_.reconfiguration, memory);
+  const int cap = max_simultaneous_reconfigurations(static_cast<int>(gpus.size()),
+                                                    config_.max_reconfiguring_fraction);
+  for (const auto& g : gpus) {
+    if (draining_.count(g) > 0) continue;
+    const GpuView* gv = gpu_of(view, g.first, g.second);
+    std::vector<std::string> current;
+    for (const auto& s : gv->slices)
+      current.push_back(s.profile);
+    const bool mismatch = sorted_geometry(current) != target;
+    if (counters_[g].should_reconfigure(mismatch, config_.reconfiguration.wait_limit) &&
+        !gv->reconfiguring && in_progress < cap) {
+      draining_[g] = target;
+      ++in_progress;
+    }
+  }
+}
+
+void ProteanAutoscaler::drain(const PlatformView& view, Decisions& d) {
+  for (auto it = draining_.begin(); it != draining_.end();) {
+    const auto [host, gpu] = it->first;
+    const GpuView* gv = gpu_of(view, host, gpu);
+    if (gv == nullptr) {
+      it = draining_.erase(it);
+      continue;
+    }
+    bool empty = true;
+    for (const auto& i : view.instances) {
+      if (i.location.host != host || i.location.gpu != gpu) continue;
+      if (i.state == InstanceState::kTerminated) continue;
+      empty = false;
+      if (i.state != InstanceState::kDraining && stopping_.insert(i.id).second) {
+        d.stop.push_back({i.id});
+      }
+    }
+    if (empty && !gv->reconfiguring) {
+      d.reconfigure.push_back({host, gpu, it->second});
+      reconfigured_now_.insert(it->first);
+      it = draining_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+Decisions ProteanAutoscaler::decide(const PlatformView& view) {
+  Decisions d;
+  {
+    std::set<InstanceId> live_ids;
+    for (const auto& i : view.instances)
+      live_ids.insert(i.id);
+    std::erase_if(stopping_, [&](InstanceId id) { return live_ids.count(id) == 0; });
+  }
+  reconfigured_now_.clear();
+  if (config_.reconfigure) reconfigurator(view, d);
+  drain(view, d);
+
+  GpuSet excluded = reconfigured_now_;
+  for (const auto& [g, target] : draining_)
+    excluded.insert(g);
+  auto places = cluster_places(view, LoadScope::kLive, excluded);
+  if (config_.placement == ContainerPlacement::kJobDistribution) tag_places(places, view);
+
+  std::map<std::uint32_t, int> need;
+  std::map<std::uint32_t, int> live;
+  for (const auto& f : view.functions)
+    need[f.id] = f.gpu ? containers_needed(f) : 0;
+  for (const auto& i : view.instances)
+    if (counts_as_live(i) && stopping_.count(i.id) == 0) ++live[i.function];
+
+  // Delayed termination (§4.2): stop surplus idle containers, newest first, once the model
+  // has had a surplus for the whole surplus period.
+  for (const auto& f : view.functions) {
+    const int surplus = live[f.id] - need[f.id];
+    if (surplus <= 0) {
+      surplus_since_.erase(f.id);
+      continue;
+    }
+    const auto [since, fresh] = surplus_since_.try_emplace(f.id, view.now);
+    if (fresh || view.now - since->second < config_.surplus_period) continue;
+    int excess = surplus;
+    for (auto it = view.instances.rbegin(); it != view.instances.rend() && excess > 0; ++it) {
+      if (it->function != f.id || it->state != InstanceState::kIdle) continue;
+      if (!stopping_.insert(it->id).second) continue;
+      d.stop.push_back({it->id});
+      --live[f.id];
+      --excess;
+    }
+  }
+
+  auto add_load = [&](Place& p, const FunctionView& f, double sign) {
+    p.load.memory_free_gb -= sign * f.device_memory_gb;
+    p.instances += sign > 0 ? 1 : -1;
+    (is_strict(f) ? p.load.strict_fbr : p.load.best_effort_fbr) += sign * f.fbr;
+  };
+  // Idle containers of models with a surplus give way to a needed one (see header): on the
+  // first place where stopping some of them (oldest first) makes room.
+  auto evict_for = [&](const FunctionView& f) -> std::optional<std::size_t> {
+    for (std::size_t p = 0; p < places.size(); ++p) {
+      Place& place = places[p];
+      std::vector<const InstanceView*> victims;
+      double freed = 0.0;
+      int left = place.instances;
+      std::map<std::uint32_t, int> taken;
+      for (const auto& i : view.instances) {
+        if (place.load.memory_free_gb + freed + 1e-9 >= f.device_memory_gb &&
+            (!place.exclusive || left == 0)) {
+          break;
+        }
+        if (i.state != InstanceState::kIdle || i.function == f.id) continue;
+        if (i.location != place.location || stopping_.count(i.id) > 0) continue;
+        if (live[i.function] - taken[i.function] <= need[i.function]) continue;
+        const FunctionView* g = view.function(i.function);
+        if (g == nullptr) continue;
+        victims.push_back(&i);
+        freed += g->device_memory_gb;
+        --left;
+        ++taken[i.function];
+      }
+      if (place.load.memory_free_gb + freed + 1e-9 < f.device_memory_gb ||
+          (place.exclusive && left > 0)) {
+        continue;
+      }
+      for (const InstanceView* i : victims) {
+        stopping_.insert(i->id);
+        d.stop.push_back({i->id});
+        --live[i->function];
+        add_load(place, *view.function(i->function), -1.0);
+      }
+      return p;
+    }
+    return std::nullopt;
+  };
+
+  // Strict models first, so that they get the best slices.
+  std::vector<const FunctionView*> order;
+  for (const auto& f : view.functions)
+    if (f.gpu && is_strict(f)) order.push_back(&f);
+  for (const auto& f : view.functions)
+    if (f.gpu && !is_strict(f)) order.push_back(&f);
+  for (const FunctionView* f : order) {
+    InstanceConfig config = f->config;
+    if (is_strict(*f) && config_.strict_sm_cap < 1.0) config.gpu_share = config_.strict_sm_cap;
+    for (int k = live[f->id]; k < need[f->id]; ++k) {
+      auto p = place_container(*f, places, config_.placement);
+      if (!p && evict_for(*f)) p = place_container(*f, places, config_.placement);
+      if (!p) break;
+      d.start.push_back({f->id, 1, config, places[*p].location});
+      add_load(places[*p], *f, 1.0);
+      ++live[f->id];
+    }
+  }
+  return d;
+}
+
+}  // namespace sim::policy::protean

@@ -1,0 +1,62 @@
+#include "sim/policy/protean/reconfiguration_planner.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace sim::policy::protean {
+
+double EwmaPredictor::observe(double x) {
+  value_ = primed_ ? alpha_ * x + (1.0 - alpha_) * value_ : x;
+  primed_ = true;
+  return value_;
+}
+
+double profile_memory_gb(const std::string& profile) {
+  const auto dot = profile.find('.');
+  const auto gb = profile.rfind("gb");
+  if (dot == std::string::npos || gb == std::string::npos || gb <= dot + 1) {
+    throw std::invalid_argument("MIG profile \"" + profile +
+                                "\": expected a name like \"3g.20gb\" (memory before \"gb\")");
+  }
+  return std::stod(profile.substr(dot + 1, gb - dot - 1));
+}
+
+std::vector<std::string> sorted_geometry(std::vector<std::string> profiles) {
+  std::sort(profiles.begin(), profiles.end());
+  return profiles;
+}
+
+std::vector<std::string> choose_geometry(const ReconfigurationConfig& config,
+                                         double predicted_best_effort_memory_gb) {
+  // Algorithm 2 lines 10-18: the first (smallest) set whose memory holds the predicted BE
+  // memory; its potential occupancy is that memory over the set's.
+  for (const auto& set : config.small_slice_sets) {
+    double memory = 0.0;
+    for (const auto& p : set)
+      memory += profile_memory_gb(p);
+    if (memory < predicted_best_effort_memory_gb) continue;
+    const double occupancy = memory > 0 ? predicted_best_effort_memory_gb / memory : 0.0;
+    if (occupancy < config.t_low || occupancy > config.t_high) break;  // line 19
+    std::vector<std::string> g = set;                                  // line 16
+    g.push_back(config.large_slice);                                   // line 23
+    return sorted_geometry(std::move(g));
+  }
+  return sorted_geometry(config.fallback);  // line 20
+}
+
+bool MismatchCounter::should_reconfigure(bool mismatch, int wait_limit) {
+  if (!mismatch) {  // lines 29-30
+    count_ = 0;
+    return false;
+  }
+  if (count_ >= wait_limit) return true;  // lines 25-26 (reset once the geometry matches)
+  ++count_;                               // line 28
+  return false;
+}
+
+int max_simultaneous_reconfigurations(int gpus, double fraction) {
+  return std::max(1, static_cast<int>(std::floor(fraction * gpus + 1e-9)));
+}
+
+}  // namespace sim::policy::protean

@@ -1,0 +1,159 @@
+// Protean Algorithms 1 and 2 and eq. (2): expectations computed by hand from the paper.
+
+#include <gtest/gtest.h>
+
+#include "sim/policy/protean/cluster_places.hpp"
+#include "sim/policy/protean/job_distribution.hpp"
+#include "sim/policy/protean/reconfiguration_planner.hpp"
+
+namespace sim::policy::protean {
+namespace {
+
+TEST(TagSlices, FillsSlicesInAscendingOrder) {
+  // Algorithm 1 lines 2-8 on (1g.5gb, 2g.10gb, 4g.20gb) with BE_mem = 12 GB:
+  // 1g: tag = min(1, 12/5) = 1, BE_mem = 12 - 5 = 7; 2g: tag = min(1, 7/10) = 0.7,
+  // BE_mem = max(0, 7 - 10) = 0; 4g: loop breaks, tag stays 0.
+  const std::vector<double> memory{5, 10, 20};
+  const auto tags = tag_slices(memory, 12.0);
+  ASSERT_EQ(tags.size(), 3U);
+  EXPECT_DOUBLE_EQ(tags[0], 1.0);
+  EXPECT_DOUBLE_EQ(tags[1], 0.7);
+  EXPECT_DOUBLE_EQ(tags[2], 0.0);
+  EXPECT_EQ(tag_slices(memory, 0.0), (std::vector<double>{0, 0, 0}));
+  // More BE memory than the GPU: every slice fully tagged.
+  EXPECT_EQ(tag_slices(memory, 50.0), (std::vector<double>{1, 1, 1}));
+}
+
+TEST(StrictEta, IsEquationTwo) {
+  // ResNet 50 (FBR 0.48) on a 4g.20gb slice (RDF 1.4125) with a strict co-runner of FBR 0.26
+  // and a BE co-runner of FBR 0.45: eta = 1.4125 x max{0.48 + 0.26 + 0.45, 1}
+  // = 1.4125 x 1.19 = 1.680875.
+  SliceLoad s;
+  s.rdf = 1.4125;
+  s.strict_fbr = 0.26;
+  s.best_effort_fbr = 0.45;
+  EXPECT_NEAR(strict_eta(s, 0.48), 1.680875, 1e-12);
+  // A tag predicting more BE interference (0.5) than is running counts instead:
+  // 1.4125 x (0.48 + 0.26 + 0.5) = 1.4125 x 1.24 = 1.7515.
+  s.tagged_best_effort_fbr = 0.5;
+  EXPECT_NEAR(strict_eta(s, 0.48), 1.7515, 1e-12);
+  // Below the bandwidth limit the max{., 1} clamps: eta = RDF.
+  SliceLoad alone;
+  alone.rdf = 2.375;
+  EXPECT_DOUBLE_EQ(strict_eta(alone, 0.48), 2.375);
+}
+
+TEST(ChooseStrictSlice, TradesResourceDeficiencyAgainstInterference) {
+  // 2g.10gb (RDF 2.375, tagged BE FBR 0.3): eta = 2.375 x max{0.48 + 0.3, 1} = 2.375.
+  // 4g.20gb (RDF 1.4125, strict FBR 0.9): eta = 1.4125 x 1.38 = 1.94925 -> 4g wins.
+  SliceLoad two;
+  two.rdf = 2.375;
+  two.tag = 0.7;
+  two.tagged_best_effort_fbr = 0.3;
+  SliceLoad four;
+  four.rdf = 1.4125;
+  four.strict_fbr = 0.9;
+  std::vector<SliceLoad> slices{two, four};
+  EXPECT_EQ(choose_strict_slice(slices, 0.48), 1U);
+  // With strict FBR 1.3 on the 4g: 1.4125 x 1.78 = 2.51425 > 2.375 -> the 2g wins.
+  slices[1].strict_fbr = 1.3;
+  EXPECT_EQ(choose_strict_slice(slices, 0.48), 0U);
+}
+
+TEST(ChooseStrictSlice, SkipsFullyTaggedSlicesUnlessAllAre) {
+  // The 1g (RDF 1 here, to make it the least eta) is fully tagged for BE: excluded.
+  SliceLoad tagged;
+  tagged.rdf = 1.0;
+  tagged.tag = 1.0;
+  SliceLoad big;
+  big.rdf = 1.4125;
+  std::vector<SliceLoad> slices{tagged, big};
+  EXPECT_EQ(choose_strict_slice(slices, 0.48), 1U);
+  slices[1].tag = 1.0;  // every slice fully tagged: least eta over all
+  EXPECT_EQ(choose_strict_slice(slices, 0.48), 0U);
+  EXPECT_FALSE(choose_strict_slice({}, 0.48).has_value());
+}
+
+TEST(ChooseBestEffortSlice, FirstFitInAscendingOrder) {
+  // Free memory (3, 8, 20) GB; a 6.5 GB batch fits first in the second slice.
+  std::vector<SliceLoad> slices(3);
+  slices[0].memory_free_gb = 3;
+  slices[1].memory_free_gb = 8;
+  slices[2].memory_free_gb = 20;
+  EXPECT_EQ(choose_best_effort_slice(slices, 6.5), 1U);
+  EXPECT_EQ(choose_best_effort_slice(slices, 2.0), 0U);
+  // 25 GB fits nowhere: the slice with the most free memory.
+  EXPECT_EQ(choose_best_effort_slice(slices, 25.0), 2U);
+}
+
+TEST(ChooseGeometry, PicksTheSmallestSliceSetWithinThresholds) {
+  const ReconfigurationConfig c;  // T_low 0.1, T_high 0.9, sets [1g, 2g] (15 GB), [3g] (20 GB)
+  const std::vector<std::string> with_small{"1g.5gb", "2g.10gb", "4g.20gb"};
+  const std::vector<std::string> fallback{"3g.20gb", "4g.20gb"};
+  // One ResNet 50 batch (6.5 GB): [1g, 2g] holds it, occupancy 6.5 / 15 = 0.433 -> (4g, 2g, 1g).
+  EXPECT_EQ(choose_geometry(c, 6.5), with_small);
+  // One DPN 92 batch (14 GB): [1g, 2g] is the first set that holds it, occupancy 14 / 15 =
+  // 0.933 > T_high -> (4g, 3g) (line 19), the Fig. 7 change.
+  EXPECT_EQ(choose_geometry(c, 14.0), fallback);
+  // 17 GB: [1g, 2g] too small, [3g] holds it at 0.85 -> (4g, 3g).
+  EXPECT_EQ(choose_geometry(c, 17.0), fallback);
+  // No BE requests: occupancy 0 < T_low -> (4g, 3g); 25 GB: no set holds it -> (4g, 3g).
+  EXPECT_EQ(choose_geometry(c, 0.0), fallback);
+  EXPECT_EQ(choose_geometry(c, 25.0), fallback);
+  // 1 GB: 1 / 15 = 0.067 < T_low -> (4g, 3g).
+  EXPECT_EQ(choose_geometry(c, 1.0), fallback);
+}
+
+TEST(MismatchCounter, ReconfiguresAfterWaitLimitMismatches) {
+  // Algorithm 2 lines 24-30 with wait_limit = 3: the first three mismatches only count
+  // (wait_ctr 1, 2, 3); the fourth finds wait_ctr >= 3 and reconfigures.
+  MismatchCounter m;
+  EXPECT_FALSE(m.should_reconfigure(true, 3));
+  EXPECT_FALSE(m.should_reconfigure(true, 3));
+  EXPECT_FALSE(m.should_reconfigure(true, 3));
+  EXPECT_EQ(m.count(), 3);
+  EXPECT_TRUE(m.should_reconfigure(true, 3));
+  // A match resets the counter.
+  EXPECT_FALSE(m.should_reconfigure(false, 3));
+  EXPECT_EQ(m.count(), 0);
+  EXPECT_FALSE(m.should_reconfigure(true, 3));
+  EXPECT_EQ(m.count(), 1);
+}
+
+TEST(Reconfiguration, AtMostThirtyPercentOfGpus) {
+  // floor(0.3 x 8) = 2 (the "2 GPUs" of Fig. 7); floor(0.3 x 2) = 0 -> at least 1.
+  EXPECT_EQ(max_simultaneous_reconfigurations(8, 0.3), 2);
+  EXPECT_EQ(max_simultaneous_reconfigurations(2, 0.3), 1);
+  EXPECT_EQ(max_simultaneous_reconfigurations(10, 0.3), 3);
+}
+
+TEST(EwmaPredictor, WeighsTheNewestObservation) {
+  // alpha 0.5: 100 -> 100; 200 -> 0.5 x 200 + 0.5 x 100 = 150; 0 -> 75.
+  EwmaPredictor p(0.5);
+  EXPECT_DOUBLE_EQ(p.observe(100), 100);
+  EXPECT_DOUBLE_EQ(p.observe(200), 150);
+  EXPECT_DOUBLE_EQ(p.observe(0), 75);
+}
+
+TEST(ProfileMemory, ReadsTheName) {
+  EXPECT_DOUBLE_EQ(profile_memory_gb("3g.20gb"), 20);
+  EXPECT_DOUBLE_EQ(profile_memory_gb("1g.5gb"), 5);
+  EXPECT_THROW((void)profile_memory_gb("7g"), std::invalid_argument);
+}
+
+TEST(ContainersNeeded, OneContainerPerBatch) {
+  // §4.2: n_c = ceil(n_r / batch). 2500 strict rps x 0.11 s (ResNet 50 on 7g) = 275 requests
+  // during one batch, plus 10 queued = 285; ceil(285 / 128) = ceil(2.23) = 3.
+  FunctionView f;
+  f.config.max_batch = 128;
+  f.batch_latency_s = 0.11;
+  f.arrival_rate = {2500.0, 2000.0};
+  f.queue_length = 10;
+  EXPECT_EQ(containers_needed(f), 3);
+  f.arrival_rate = {0.0};
+  f.queue_length = 0;
+  EXPECT_EQ(containers_needed(f), 0);
+}
+
+}  // namespace
+}  // namespace sim::policy::protean

@@ -1,0 +1,295 @@
+// Protean policies on hand-built views: the decisions follow Algorithms 1-2 and §4.1-4.5.
+
+#include <gtest/gtest.h>
+
+#include "sim/policy/protean/container_placement.hpp"
+#include "sim/policy/protean/job_distributor.hpp"
+#include "sim/policy/protean/protean_autoscaler.hpp"
+#include "sim/policy/protean/spot_procurement.hpp"
+#include "sim/policy/protean/strict_first_batcher.hpp"
+
+namespace sim::policy::protean {
+namespace {
+
+using traces::RequestClass;
+
+SliceView slice(const std::string& profile, double gb, double free_gb, int instances = 0) {
+  SliceView s;
+  s.profile = profile;
+  s.memory_gb = gb;
+  s.memory_free_gb = free_gb;
+  s.instances = instances;
+  return s;
+}
+
+// One host with one A100 in (1g.5gb, 2g.10gb, 4g.20gb) under MPS (Protean's initial geometry).
+PlatformView mig_view() {
+  PlatformView v;
+  HostView h;
+  h.index = 0;
+  GpuView g;
+  g.type = "A100-40GB";
+  g.sharing = "mps";
+  g.mig = true;
+  g.memory_gb = 40;
+  g.slices = {slice("1g.5gb", 5, 5), slice("2g.10gb", 10, 10), slice("4g.20gb", 20, 20)};
+  h.gpus.push_back(g);
+  v.hosts.push_back(h);
+  return v;
+}
+
+// ResNet 50 (strict; FBR 0.48, 6.5 GB, RDF 4g 1.4125, 2g 2.375, 1g 4.3 from protean.json).
+FunctionView resnet(std::uint32_t id, double rate) {
+  FunctionView f;
+  f.id = id;
+  f.name = "resnet50";
+  f.config.max_batch = 128;
+  f.batch_latency_s = 0.11;
+  f.device_memory_gb = 6.5;
+  f.fbr = 0.48;
+  f.rdf = {{"7g.40gb", 1.0},
+           {"4g.20gb", 1.4125},
+           {"3g.20gb", 1.7333},
+           {"2g.10gb", 2.375},
+           {"1g.5gb", 4.3}};
+  f.arrival_rate = {rate};
+  f.arrivals = 100;
+  f.strict_arrivals = 100;
+  return f;
+}
+
+// A best-effort model of 2 GB (FBR 0.2).
+FunctionView small_be(std::uint32_t id, double rate) {
+  FunctionView f = resnet(id, rate);
+  f.name = "be";
+  f.device_memory_gb = 2.0;
+  f.fbr = 0.2;
+  f.strict_arrivals = 0;
+  return f;
+}
+
+TEST(StrictFirstBatcher, ReordersStrictFirstAndFillsTheBatch) {
+  std::vector<QueuedRequest> q(4);
+  for (std::size_t i = 0; i < q.size(); ++i) {
+    q[i].id = i;
+    q[i].arrival = ms(static_cast<std::int64_t>(i));
+    q[i].batch_timeout = ms(50);
+    q[i].cls = i % 2 == 0 ? RequestClass::kBestEffort : RequestClass::kStrict;
+  }
+  StrictFirstBatcher b;
+  // Strict (1, 3) first, then the oldest BE (0): a full batch of 3.
+  EXPECT_EQ(b.select({ms(4), 0, 3, q}).take, (std::vector<std::size_t>{1, 3, 0}));
+  // Batch of 8 not full: wait until the oldest deadline 0 + 50 ms, then take all, strict first.
+  const auto wait = b.select({ms(4), 0, 8, q});
+  EXPECT_TRUE(wait.take.empty());
+  EXPECT_EQ(wait.retry_at, ms(50));
+  EXPECT_EQ(b.select({ms(50), 0, 8, q}).take, (std::vector<std::size_t>{1, 3, 0, 2}));
+}
+
+TEST(ProteanAutoscaler, PlacesStrictContainersByEtaAndBestEffortFirstFit) {
+  PlatformView v = mig_view();
+  // Strict: 2500 rps x 0.11 s = 275 + queue 240 = 515 requests -> ceil(515/128) = 5 containers.
+  FunctionView s = resnet(0, 2500);
+  s.queue_length = 240;
+  // BE: 1000 rps x 0.11 s = 110 -> 1 container.
+  FunctionView be = small_be(1, 1000);
+  be.arrivals = 100;
+  v.functions = {s, be};
+  ProteanAutoscalerConfig c;
+  c.reconfigure = false;
+  ProteanAutoscaler a(c);
+  const auto d = a.decide(v);
+  // Tags: BE demand 1 x 2 GB on 1 GPU -> 1g tag 2/5 = 0.4 (tagged FBR 0.4 x 5 x 0.2/2 = 0.2).
+  // Strict 1: 2g eta 2.375 x max{0.48, 1} = 2.375, 4g 1.4125 -> 4g (free 20 -> 13.5).
+  // Strict 2: 4g 1.4125 x max{0.96, 1} = 1.4125 -> 4g (13.5 -> 7).
+  // Strict 3: 4g 1.4125 x 1.44 = 2.034 < 2.375 -> 4g (7 -> 0.5).
+  // Strict 4: 4g full; 2g 2.375 -> 2g (10 -> 3.5). Strict 5: only the 1g has 5 < 6.5 GB -> none.
+  // BE: first fit ascending: the 1g (5 GB free) holds 2 GB.
+  ASSERT_EQ(d.start.size(), 5U);
+  const std::vector<int> slices{2, 2, 2, 1, 0};
+  for (std::size_t k = 0; k < 5; ++k) {
+    ASSERT_TRUE(d.start[k].location.has_value());
+    EXPECT_EQ(d.start[k].location->slice, slices[k]) << k;
+  }
+  EXPECT_EQ(d.start[4].function, 1U);
+}
+
+TEST(ProteanAutoscaler, SpreadPlacementBalancesByFreeMemory) {
+  PlatformView v = mig_view();
+  v.functions = {resnet(0, 2500)};  // 275 requests -> 3 containers
+  ProteanAutoscalerConfig c;
+  c.reconfigure = false;
+  c.placement = ContainerPlacement::kSpread;
+  ProteanAutoscaler a(c);
+  const auto d = a.decide(v);
+  // Most free memory: 4g (20 -> 13.5), 4g (13.5 -> 7), 2g (10 > 7 -> 3.5).
+  ASSERT_EQ(d.start.size(), 3U);
+  EXPECT_EQ(d.start[0].location->slice, 2);
+  EXPECT_EQ(d.start[1].location->slice, 2);
+  EXPECT_EQ(d.start[2].location->slice, 1);
+}
+
+TEST(ProteanAutoscaler, DelaysTerminationOfSurplusContainers) {
+  PlatformView v = mig_view();
+  v.functions = {resnet(0, 0)};  // no demand
+  InstanceView i;
+  i.id = 7;
+  i.function = 0;
+  i.state = InstanceState::kIdle;
+  i.location = {0, 0, 2};
+  v.instances = {i};
+  ProteanAutoscalerConfig c;
+  c.reconfigure = false;
+  c.surplus_period = seconds(600);
+  ProteanAutoscaler a(c);
+  v.now = seconds(0);
+  EXPECT_TRUE(a.decide(v).stop.empty());  // surplus starts now
+  v.now = seconds(599);
+  EXPECT_TRUE(a.decide(v).stop.empty());
+  v.now = seconds(600);  // surplus for the whole period: stopped
+  const auto d = a.decide(v);
+  ASSERT_EQ(d.stop.size(), 1U);
+  EXPECT_EQ(d.stop[0].id, 7U);
+}
+
+TEST(ProteanAutoscaler, IdleSurplusContainersGiveWayWhenMemoryRunsOut) {
+  // One GPU in (4g, 2g, 1g); the 4g holds three idle containers of a BE model that no longer
+  // gets requests (3 x 6 GB) and no free memory; the 2g and 1g are full. A strict ResNet 50
+  // container (6.5 GB) is needed: stopping one frees 6 GB < 6.5 GB, two free 12 GB >= 6.5 GB,
+  // so the two oldest stop and it starts on the 4g.
+  PlatformView v = mig_view();
+  auto& slices = v.hosts[0].gpus[0].slices;
+  slices[0].memory_free_gb = 0;
+  slices[1].memory_free_gb = 0;
+  slices[2].memory_free_gb = 0;
+  slices[2].instances = 3;
+  FunctionView old_be = small_be(1, 0);
+  old_be.device_memory_gb = 6;
+  v.functions = {resnet(0, 1000), old_be};  // 110 requests -> 1 container
+  for (InstanceId id = 1; id <= 3; ++id) {
+    InstanceView i;
+    i.id = id;
+    i.function = 1;
+    i.state = InstanceState::kIdle;
+    i.location = {0, 0, 2};
+    v.instances.push_back(i);
+  }
+  ProteanAutoscalerConfig c;
+  c.reconfigure = false;
+  ProteanAutoscaler a(c);
+  const auto d = a.decide(v);
+  ASSERT_EQ(d.stop.size(), 2U);
+  EXPECT_EQ(d.stop[0].id, 1U);
+  EXPECT_EQ(d.stop[1].id, 2U);
+  ASSERT_EQ(d.start.size(), 1U);
+  EXPECT_EQ(d.start[0].location->slice, 2);
+}
+
+TEST(ProteanAutoscaler, ReconfiguresAfterWaitLimitAndDrainsFirst) {
+  // 8 MIG GPUs in (4g, 2g, 1g); BE DPN-92-like model of 14 GB, 200 BE requests per tick per
+  // GPU -> ceil(200/128) = 2 batches = 28 GB: no small set holds it -> target (4g, 3g).
+  PlatformView v;
+  for (int h = 0; h < 8; ++h) {
+    HostView hv = mig_view().hosts[0];
+    hv.index = h;
+    v.hosts.push_back(hv);
+  }
+  FunctionView be = small_be(0, 0);
+  be.device_memory_gb = 14;
+  ProteanAutoscalerConfig c;
+  c.best_effort_count = BestEffortCount::kIntervalArrivals;
+  ProteanAutoscaler a(c);
+  std::uint64_t arrivals = 0;
+  std::size_t reconfigs = 0;
+  for (int tick = 0; tick < 6; ++tick) {
+    arrivals += 1600;
+    be.arrivals = arrivals;
+    v.functions = {be};
+    v.now = seconds(tick);
+    const auto d = a.decide(v);
+    // Ticks 0-2 count mismatches 1-3; tick 3 finds wait_ctr = 3 = wait_limit: 2 GPUs (30% of
+    // 8) are chosen, hold no container, and reconfigure at once. Ticks 4-5: those 2 are still
+    // reconfiguring (2 s downtime), so the cap of 2 keeps the other 6 waiting.
+    EXPECT_EQ(d.reconfigure.size(), tick == 3 ? 2U : 0U) << tick;
+    reconfigs += d.reconfigure.size();
+    for (const auto& r : d.reconfigure) {
+      EXPECT_EQ(r.profiles, (std::vector<std::string>{"3g.20gb", "4g.20gb"}));
+      v.hosts[static_cast<std::size_t>(r.host)].gpus[0].reconfiguring = true;
+    }
+  }
+  EXPECT_EQ(reconfigs, 2U);
+}
+
+TEST(ProteanAutoscaler, InFlightBestEffortCountKeepsTheSmallSlicesForASmallModel) {
+  // In-flight count: 2500 BE rps x 0.11 s = 275 requests over 1 GPU -> ceil(275/128) = 3
+  // batches x 2 GB = 6 GB; [1g, 2g] holds it at 6/15 = 0.4 in [T_low, T_high] -> (4g, 2g, 1g),
+  // the current geometry: no reconfiguration however long it runs.
+  PlatformView v = mig_view();
+  ProteanAutoscaler a(ProteanAutoscalerConfig{});
+  for (int tick = 0; tick < 6; ++tick) {
+    FunctionView be = small_be(0, 2500);
+    be.arrivals = 1000 * static_cast<std::uint64_t>(tick + 1);
+    v.functions = {be};
+    EXPECT_TRUE(a.decide(v).reconfigure.empty()) << tick;
+  }
+}
+
+TEST(JobDistributor, StrictBatchGoesToTheLeastEta) {
+  PlatformView v = mig_view();
+  FunctionView s = resnet(0, 0);
+  FunctionView be = small_be(1, 0);
+  be.fbr = 0.9;
+  v.functions = {s, be};
+  auto inst = [](InstanceId id, std::uint32_t fn, int sl, InstanceState st) {
+    InstanceView i;
+    i.id = id;
+    i.function = fn;
+    i.location = {0, 0, sl};
+    i.state = st;
+    return i;
+  };
+  // Idle strict containers on the 2g (id 1) and 4g (id 2); a BE batch (FBR 0.9) runs on the 4g.
+  v.instances = {inst(1, 0, 1, InstanceState::kIdle), inst(2, 0, 2, InstanceState::kIdle),
+                 inst(3, 1, 2, InstanceState::kBusy)};
+  const std::vector<InstanceView> idle{v.instances[0], v.instances[1]};
+  std::vector<QueuedRequest> q(1);
+  q[0].cls = RequestClass::kStrict;
+  const std::vector<std::size_t> take{0};
+  JobDistributor jd;
+  // 4g: 1.4125 x (0.48 + 0.9) = 1.949 < 2g: 2.375 x 1 -> the 4g container.
+  EXPECT_EQ(jd.choose({ms(0), 0, idle, q, take, &v}), 2U);
+  // BE FBR 1.3: 4g 1.4125 x 1.78 = 2.514 > 2.375 -> the 2g container.
+  v.functions[1].fbr = 1.3;
+  EXPECT_EQ(jd.choose({ms(0), 0, idle, q, take, &v}), 1U);
+  // A best-effort batch: first fit on the smallest slice (the 2g has 10 GB free).
+  q[0].cls = RequestClass::kBestEffort;
+  EXPECT_EQ(jd.choose({ms(0), 0, idle, q, take, &v}), 1U);
+}
+
+TEST(SpotProcurement, ReplacesRevokedVmsBySpotThenOnDemand) {
+  PlatformView v;
+  HostView h;
+  h.index = 0;
+  h.market = "spot";
+  h.revocation_at = seconds(60);
+  v.hosts = {h};
+  SpotProcurementConfig c;
+  c.spot_unavailable = 0.0;
+  SpotProcurement always(c, RandomStream(1));
+  auto d = always.decide(v);
+  ASSERT_EQ(d.request_vms.size(), 1U);
+  EXPECT_EQ(d.request_vms[0].market, "spot");
+  EXPECT_TRUE(always.decide(v).request_vms.empty());  // answered once
+  c.spot_unavailable = 1.0;
+  SpotProcurement never(c, RandomStream(1));
+  d = never.decide(v);
+  ASSERT_EQ(d.request_vms.size(), 1U);
+  EXPECT_EQ(d.request_vms[0].market, "on-demand");
+  EXPECT_EQ(d.request_vms[0].host_template, 1);
+  c.spot_only = true;
+  SpotProcurement spot_only(c, RandomStream(1));
+  EXPECT_TRUE(spot_only.decide(v).request_vms.empty());
+}
+
+}  // namespace
+}  // namespace sim::policy::protean
