@@ -70,6 +70,7 @@ struct ServerlessPlatform::Inst {
   std::string stage;        ///< cold-start stage in progress
   Time stage_since;
   std::optional<net::TransferManager::RequestId> transfer;
+  bool skip_load = false;  ///< SourceChoice::loaded: the host keeps the model loaded
   std::vector<Request> batch;
   std::uint64_t batch_serial = 0;
   Time dispatch;
@@ -771,6 +772,7 @@ void ServerlessPlatform::begin_download(Inst& inst) {
   const InstanceId id = inst.id;
   if (choice.kind == policy::SourceKind::kLocalMemory) {
     host.cache.touch(fn.spec.model);
+    inst.skip_load = choice.loaded;
     download_done(id);
     return;
   }
@@ -778,17 +780,20 @@ void ServerlessPlatform::begin_download(Inst& inst) {
     join_chain(inst, choice);
     return;
   }
+  // Without sharing, the transfer's content key is the instance's own, so nothing joins it.
+  const std::string content =
+      choice.share ? fn.spec.model : fn.spec.model + "#instance" + std::to_string(id);
   if (transfers_) {
     const net::NodeId src = choice.kind == policy::SourceKind::kStore
                                 ? *store_node_
                                 : *hosts_[static_cast<std::size_t>(choice.host)]->nic;
-    auto f = transfers_->fetch(fn.spec.model, src, *host.nic, fn.bytes,
-                               [this, id] { download_done(id); });
+    auto f =
+        transfers_->fetch(content, src, *host.nic, fn.bytes, [this, id] { download_done(id); });
     inst.transfer = f.request;
     return;
   }
   // Fixed-bandwidth model: a download of the same model to the same host is joined.
-  const auto key = std::make_pair(fn.spec.model, host.index);
+  const auto key = std::make_pair(content, host.index);
   auto it = downloads_.find(key);
   if (it == downloads_.end()) {
     auto pd = std::make_unique<PendingDownload>();
@@ -874,8 +879,9 @@ void ServerlessPlatform::download_done(InstanceId id) {
   auto& host = *hosts_[static_cast<std::size_t>(inst->loc.host)];
   // The bytes now sit in host memory; they stay cached in spare memory after the cold start.
   host.cache.insert(fn.spec.model, fn.bytes, host.cache_capacity());
-  const Time load = fn.model->cold_start ? ceil_seconds(fn.model->cold_start->load_s.value)
-                                         : transfer_time(fn.bytes, config_.load_bps);
+  const Time load = inst->skip_load        ? Time::zero()
+                    : fn.model->cold_start ? ceil_seconds(fn.model->cold_start->load_s.value)
+                                           : transfer_time(fn.bytes, config_.load_bps);
   inst->stage = "load";
   inst->stage_since = now;
   inst->timer = sim_.schedule_in(load, [this, id] { load_done(id); });
