@@ -657,7 +657,7 @@ std::optional<double> ServerlessPlatform::time_slice_window(const Fn& fn,
 
 bool ServerlessPlatform::start_instance(Fn& fn, const policy::InstanceConfig& config,
                                         const std::optional<policy::Location>& location,
-                                        policy::PlatformView& pv) {
+                                        policy::PlatformView& pv, bool warm) {
   std::optional<policy::Location> loc = location;
   if (!loc) {
     const policy::FunctionView* fv = pv.function(fn.id);
@@ -726,6 +726,20 @@ bool ServerlessPlatform::start_instance(Fn& fn, const policy::InstanceConfig& co
     // The profile cannot predict this unit (e.g. no RDF for the MIG slice): unknown, 0. The
     // batch itself reports the same error if it ever runs there.
     inst->batch_latency_s = 0.0;
+  }
+  if (warm) {
+    // StartInstance::warm: ready at once with the model's bytes in its host's memory.
+    fn.instances.insert(inst->id);
+    Inst& w = *inst;
+    instances_.emplace(inst->id, std::move(inst));
+    ++applied_["start_warm"];
+    release_cold_start_memory(w);
+    host.cache.insert(fn.spec.model, fn.bytes, host.cache_capacity());
+    w.state = InstanceState::kIdle;
+    w.state_since = w.ready_at = w.idle_since = sim_.now();
+    pv.hosts = hosts_view();
+    became_idle(w);
+    return true;
   }
   ColdStartRecord cs;
   cs.instance = inst->id;
@@ -1150,7 +1164,7 @@ void ServerlessPlatform::apply(const policy::Decisions& d) {
     Fn& fn = *fns_[s.function];
     const auto config = s.config.value_or(fn.spec.config);
     for (int k = 0; k < s.count; ++k) {
-      if (!start_instance(fn, config, s.location, pv)) break;
+      if (!start_instance(fn, config, s.location, pv, s.warm)) break;
     }
   }
 }

@@ -149,7 +149,8 @@ class ServerlessPlatform final : public Platform {
                     const gpu::JobResult& result);
   void became_idle(Inst& inst);
   bool start_instance(Fn& fn, const policy::InstanceConfig& config,
-                      const std::optional<policy::Location>& location, policy::PlatformView& pv);
+                      const std::optional<policy::Location>& location, policy::PlatformView& pv,
+                      bool warm = false);
   bool fits(const Fn& fn, const policy::InstanceConfig& config, const policy::Location& loc) const;
   /// Start (GB units of the cGPU cycle) of the first free window of m_gb on `loc`, if any.
   [[nodiscard]] std::optional<double> time_slice_window(const Fn& fn, const policy::Location& loc,

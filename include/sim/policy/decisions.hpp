@@ -21,6 +21,9 @@ struct StartInstance {
   int count = 1;
   std::optional<InstanceConfig> config;
   std::optional<Location> location;
+  /// Start warm: no cold start (the instance is idle at once and its host keeps the model's
+  /// bytes). For planners that set up a steady state at time zero; not counted as cold starts.
+  bool warm = false;
 };
 
 /// Stop an instance: idle or cold-starting ones stop now, busy ones after their batch.

@@ -29,14 +29,17 @@ Decisions ReplicaAutoscaler::decide(const PlatformView& view) {
     want = std::clamp(want, limits_.min_replicas, limits_.max_replicas);
     if (f.queue_length > 0) want = std::max(want, std::min(1, limits_.max_replicas));
     // Stabilisation: scale down only to the largest count desired within the window.
+    const ReplicaCounts c = count_replicas(view, f.id);
     auto& h = history_[f.id];
+    // The first window starts from the replicas found (HPA seeds its recommendations with the
+    // current count), so a run that begins with warm replicas does not drop them at once.
+    if (h.empty()) h.emplace_back(view.now, c.live);
     h.emplace_back(view.now, want);
     while (!h.empty() && h.front().first < view.now - limits_.scale_down_window)
       h.pop_front();
     int applied = want;
     for (const auto& [t, n] : h)
       applied = std::max(applied, n);
-    const ReplicaCounts c = count_replicas(view, f.id);
     if (applied > c.live) {
       d.start.push_back({f.id, applied - c.live, std::nullopt, std::nullopt});
       continue;
@@ -75,7 +78,7 @@ int ArrivalPercentileAutoscaler::desired(const FunctionView& f, const PlatformVi
   s.last_arrivals = f.arrivals;
   while (!s.rates.empty() && s.rates.front().first <= view.now - window_)
     s.rates.pop_front();
-  if (s.rates.empty()) return 0;
+  if (s.rates.empty()) return count_replicas(view, f.id).live;  // no rate measured yet
   std::vector<double> r;
   r.reserve(s.rates.size());
   for (const auto& [t, v] : s.rates)

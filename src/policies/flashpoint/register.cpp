@@ -5,6 +5,7 @@
 #include "sim/config/schema.hpp"
 #include "sim/policy/flashpoint/autoscalers.hpp"
 #include "sim/policy/flashpoint/locality.hpp"
+#include "sim/policy/flashpoint/warm_pool.hpp"
 
 namespace sim::policy::flashpoint {
 
@@ -179,6 +180,17 @@ PolicyKind hierarchical() {
           }};
 }
 
+PolicyKind warm_pool() {
+  const char* doc =
+      "Starts `instances` warm replicas of every GPU function at time zero (no cold start), so "
+      "that runs begin in a steady state.";
+  auto s = schema(kPlanner, "warm-pool", doc);
+  s->add("instances", ParamType::kInteger).def(1).at_least(0).at_most(100000).doc("per function");
+  return {kPlanner, "warm-pool", doc, s, [](const json& p, PolicyContext) -> std::unique_ptr<Policy> {
+            return std::make_unique<WarmPoolPlanner>(p.at("instances").get<int>());
+          }};
+}
+
 }  // namespace
 
 void register_policies(PolicyRegistry& registry) {
@@ -189,6 +201,7 @@ void register_policies(PolicyRegistry& registry) {
   registry.add(locality_greedy());
   registry.add(cache_affinity());
   registry.add(hierarchical());
+  registry.add(warm_pool());
 }
 
 }  // namespace sim::policy::flashpoint
