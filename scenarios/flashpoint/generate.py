@@ -11,6 +11,8 @@ Every scenario is a complete JSON file (no preset), so that each can be run on i
   lc        Locality-aware autoscaling: Listing 5.1 placement, local (loaded) -> remote host ->
             store sourcing, download sharing (§5.2)
   lc-mc     LC + chained multicast, senders mapped evenly to receivers
+  mp        Model partitioning: Baseline + partitioned replicas chosen by the autoscaler (§4.2)
+  lc-mc-mp  Flashpoint: LC + MC + MP
   atoll     Atoll: cached model bytes are reused (loaded again), hosts holding them preferred
   gpu-faas  GPU-enabled FaaS: cached model kept loaded next to the GPU, hosts holding it preferred
 """
@@ -31,7 +33,12 @@ SYSTEMS = {
     "atoll": ("cache-affinity", {"local": "bytes", "remote": False, "chain": False, "share": False}),
     "gpu-faas": ("cache-affinity", {"local": "loaded", "remote": False, "chain": False,
                                     "share": False}),
+    "mp": ("first-fit", {"local": "off", "remote": False, "chain": False, "share": False}),
+    "lc-mc-mp": ("locality-greedy", {"local": "loaded", "remote": True, "chain": True,
+                                     "share": True}),
 }
+# Systems whose autoscaler partitions models (MP, §4.2).
+PARTITIONING = {"mp", "lc-mc-mp"}
 
 # One hour of each trace (thesis §3.1): the Twitter hour whose per-second median (57) and
 # peak-to-median ratio (4.68) match the thesis's; Azure: the busiest function of the 2019 subset,
@@ -86,6 +93,8 @@ def scenario(name, description, trace, model, autoscaler, system, *, scale=1.0, 
              autoscaler_params=None, output="hdf5", offset_s=0):
     placement, sourcing = SYSTEMS[system]
     scaler = {"type": autoscaler}
+    if system in PARTITIONING:
+        scaler["partitioning"] = True
     scaler.update(autoscaler_params or {})
     return {
         "name": name,
@@ -164,7 +173,7 @@ def main():
     # CI variants: the 10 minutes of the Twitter hour around its burst (minutes 49-59, peak 267
     # req/s at 3181 s), 20 hosts on 2 leaves.
     for a, system in (("atl", "bl"), ("atl", "lc-mc"), ("tsk", "lc"), ("owk", "mc"),
-                      ("sm", "gpu-faas")):
+                      ("sm", "gpu-faas"), ("atl", "mp"), ("atl", "lc-mc-mp")):
         name = f"ci-{a}-{system}"
         write(f"ci/{a}-{system}.json",
               scenario(name, f"CI variant of the §8.4 runs: {system}, {a}, T5-3B, seconds "

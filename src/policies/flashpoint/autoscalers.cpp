@@ -14,6 +14,7 @@ ReplicaCounts count_replicas(const PlatformView& view, std::uint32_t function) {
       continue;
     }
     ++c.live;
+    if (i.partition > 0) continue;  // a replica's other parts: counted by its head
     if (i.state == InstanceState::kIdle || i.state == InstanceState::kBusy) ++c.ready;
     if (i.state == InstanceState::kBusy) ++c.busy;
   }
@@ -41,21 +42,72 @@ Decisions ReplicaAutoscaler::decide(const PlatformView& view) {
     for (const auto& [t, n] : h)
       applied = std::max(applied, n);
     if (applied > c.live) {
-      d.start.push_back({f.id, applied - c.live, std::nullopt, std::nullopt});
+      scale_up(f, applied - c.live, c.ready, d);
       continue;
     }
     int surplus = c.live - applied;
     if (surplus <= 0) continue;
+    // §4.2.6: partitioned replicas first (lower service rate), most GPUs first, while they
+    // fit in what is to be removed.
+    std::vector<std::pair<int, InstanceId>> heads;
+    for (const auto& i : view.instances) {
+      if (i.function == f.id && i.partition == 0 && i.state != InstanceState::kDraining) {
+        heads.emplace_back(-i.partitions, i.id);
+      }
+    }
+    std::sort(heads.begin(), heads.end());
+    for (const auto& [neg_parts, id] : heads) {
+      if (-neg_parts > surplus) continue;
+      d.stop.push_back({id});
+      surplus += neg_parts;
+    }
     for (const auto state :
          {InstanceState::kIdle, InstanceState::kColdStarting, InstanceState::kBusy}) {
       for (auto it = view.instances.rbegin(); it != view.instances.rend() && surplus > 0; ++it) {
-        if (it->function != f.id || it->state != state) continue;
+        if (it->function != f.id || it->state != state || it->partition >= 0) continue;
         d.stop.push_back({it->id});
         --surplus;
       }
     }
   }
   return d;
+}
+
+void ReplicaAutoscaler::scale_up(const FunctionView& f, int n, int ready, Decisions& d) {
+  StartInstance full{f.id, n, std::nullopt, std::nullopt};
+  if (!mp_.enabled || f.layers.empty() || n < 2) {
+    d.start.push_back(full);
+    return;
+  }
+  auto it = plans_.find(f.id);
+  if (it == plans_.end()) {
+    // §4.2.2: precalculated once per model (worst-case, non-local costs).
+    std::vector<LayerCost> layers;
+    layers.reserve(f.layers.size());
+    for (const auto& l : f.layers)
+      layers.push_back({l.cold_start_s, l.exec_s, l.transfer_s, 0.0});
+    const int top = mp_.max_partitions > 0 ? mp_.max_partitions : static_cast<int>(layers.size());
+    it = plans_.emplace(f.id, precalculate_plans(layers, top, mp_.max_x)).first;
+  }
+  // Eq. 4.14: x = q_l + (lambda - mu) * C(1), with mu the ready replicas' service rate.
+  double full_cold = 0.0;
+  for (const auto& l : f.layers)
+    full_cold += l.cold_start_s;
+  const double per_request_s = f.batch_latency_s / std::max(1, f.config.max_batch);
+  const double mu = per_request_s > 0 ? ready / per_request_s : 0.0;
+  const double lambda = f.arrival_rate.empty() ? 0.0 : f.arrival_rate.front();
+  const double x = expected_requests(static_cast<double>(f.queue_length), lambda, mu, full_cold);
+  const long xr = std::clamp(static_cast<long>(std::llround(x)), 1L, mp_.max_x);
+  const PlanCosts& plan = it->second.lookup(xr, n);
+  const int p = plan.partitions();
+  if (p < 2) {
+    d.start.push_back(full);
+    return;
+  }
+  StartInstance part{f.id, n / p, std::nullopt, std::nullopt};
+  part.partition = PartitionSpec{plan.cut_after, mp_.complete};
+  d.start.push_back(part);
+  if (n % p > 0) d.start.push_back({f.id, n % p, std::nullopt, std::nullopt});
 }
 
 // Kubernetes HPA: desired = ceil(current * metric / target), unchanged within 10% of target.

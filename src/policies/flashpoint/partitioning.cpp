@@ -83,61 +83,67 @@ PlanCosts best_plan_with(const std::vector<LayerCost>& layers, int partitions, l
   }
   const long f = std::max(1L, pipelines(partitions, gpus));
   const double steps = wait_steps_sum(std::max(1L, x), f) / static_cast<double>(std::max(1L, x));
-  // Score of a (sub)plan: C + steps * max(E, N) + IN (its share of eq. 4.8; the execution sum
-  // is the same for every split of one suffix).
-  const auto score = [steps](const PlanCosts& p) {
-    return p.cold_start_s + steps * p.bottleneck_s() + p.incurred_s;
+  // best[q][i]: layers i..n-1 in exactly q parts, kept as scalars plus the end k of its
+  // leftmost part (the cuts are rebuilt at the end, so the inner loop copies nothing).
+  struct Cell {
+    double cold = 0.0, exec = 0.0, transfer = 0.0, incurred = 0.0;
+    int first_end = -1;
+    bool ok = false;
   };
-  // best[q][i]: layers i..n-1 in exactly q parts (cut_after relative to the whole model).
-  std::vector<std::vector<PlanCosts>> best(static_cast<std::size_t>(partitions) + 1,
-                                           std::vector<PlanCosts>(static_cast<std::size_t>(n)));
-  std::vector<std::vector<bool>> ok(static_cast<std::size_t>(partitions) + 1,
-                                    std::vector<bool>(static_cast<std::size_t>(n), false));
+  const auto idx = [n](int q, int i) {
+    return static_cast<std::size_t>(q) * static_cast<std::size_t>(n) + static_cast<std::size_t>(i);
+  };
+  std::vector<Cell> best(static_cast<std::size_t>(partitions + 1) * static_cast<std::size_t>(n));
+  double suffix_cold = 0.0;
+  double suffix_exec = 0.0;
   for (int i = n - 1; i >= 0; --i) {
-    PlanCosts& one = best[1][static_cast<std::size_t>(i)];
-    for (int k = i; k < n; ++k) {
-      const auto& l = layers[static_cast<std::size_t>(k)];
-      one.cold_start_s += l.cold_start_s;
-      one.max_exec_s += l.exec_s;
-      one.inference_s += l.exec_s;
-    }
-    ok[1][static_cast<std::size_t>(i)] = true;
+    suffix_cold += layers[static_cast<std::size_t>(i)].cold_start_s;
+    suffix_exec += layers[static_cast<std::size_t>(i)].exec_s;
+    Cell& one = best[idx(1, i)];
+    one.cold = suffix_cold;
+    one.exec = suffix_exec;
+    one.first_end = n - 1;
+    one.ok = true;
   }
   for (int q = 2; q <= partitions; ++q) {
     for (int i = n - q; i >= 0; --i) {
       double leaf_cold = 0.0;
       double leaf_exec = 0.0;
       double best_score = std::numeric_limits<double>::infinity();
-      PlanCosts chosen;
+      Cell chosen;
       for (int k = i; k <= n - q; ++k) {  // leftmost part = layers i..k, then q-1 parts
         const auto& l = layers[static_cast<std::size_t>(k)];
         leaf_cold += l.cold_start_s;
         leaf_exec += l.exec_s;
-        if (!ok[static_cast<std::size_t>(q - 1)][static_cast<std::size_t>(k + 1)]) continue;
-        const PlanCosts& rest =
-            best[static_cast<std::size_t>(q - 1)][static_cast<std::size_t>(k + 1)];
-        PlanCosts c;
-        c.cold_start_s = std::max(leaf_cold, rest.cold_start_s);
-        c.max_exec_s = std::max(leaf_exec, rest.max_exec_s);
-        c.max_transfer_s = std::max(l.transfer_s, rest.max_transfer_s);
-        c.incurred_s = l.transfer_s + rest.incurred_s;
-        const double s = score(c);
+        const Cell& rest = best[idx(q - 1, k + 1)];
+        if (!rest.ok) continue;
+        Cell c;
+        c.cold = std::max(leaf_cold, rest.cold);
+        c.exec = std::max(leaf_exec, rest.exec);
+        c.transfer = std::max(l.transfer_s, rest.transfer);
+        c.incurred = l.transfer_s + rest.incurred;
+        // Score of a (sub)plan: C + steps * max(E, N) + IN, its share of eq. 4.8 (the
+        // execution sum is the same for every split of one suffix).
+        const double s = c.cold + steps * std::max(c.exec, c.transfer) + c.incurred;
         if (s < best_score) {
           best_score = s;
-          c.cut_after.reserve(rest.cut_after.size() + 1);
-          c.cut_after.push_back(k);
-          c.cut_after.insert(c.cut_after.end(), rest.cut_after.begin(), rest.cut_after.end());
-          chosen = std::move(c);
+          c.first_end = k;
+          c.ok = true;
+          chosen = c;
         }
       }
-      if (best_score < std::numeric_limits<double>::infinity()) {
-        best[static_cast<std::size_t>(q)][static_cast<std::size_t>(i)] = std::move(chosen);
-        ok[static_cast<std::size_t>(q)][static_cast<std::size_t>(i)] = true;
-      }
+      best[idx(q, i)] = chosen;
     }
   }
+  std::vector<int> cuts;
+  int i = 0;
+  for (int q = partitions; q > 1; --q) {
+    const int k = best[idx(q, i)].first_end;
+    cuts.push_back(k);
+    i = k + 1;
+  }
   // Recompute C, E, N, IN, I from the cuts (exact, and fills the inference time).
-  return plan_costs(layers, best[static_cast<std::size_t>(partitions)][0].cut_after);
+  return plan_costs(layers, cuts);
 }
 
 PlanCosts best_plan(const std::vector<LayerCost>& layers, int max_partitions, long x, int gpus) {

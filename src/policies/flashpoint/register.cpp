@@ -32,6 +32,31 @@ void add_limits(config::Schema& s) {
       .def("0s")
       .at_least(0)
       .doc("compute time of each decision, charged with the platform's charge_decision_time");
+  s.add("partitioning", ParamType::kBool)
+      .def(false)
+      .doc(
+          "model partitioning (MP, thesis §4.2): scale-ups use the precalculated plan for the "
+          "expected requests of eq. 4.14 (models with a layer profile)");
+  s.add("max_partitions", ParamType::kInteger)
+      .def(0)
+      .at_least(0)
+      .doc("largest number of parts of a replica; 0: the model's layer count (§4.2.2)");
+  s.add("max_x", ParamType::kInteger)
+      .def(3000)
+      .at_least(1)
+      .doc("requests x up to which plans are precalculated (§4.2.2: X = 3000)");
+  s.add("model_completion", ParamType::kBool)
+      .def(true)
+      .doc("partitioned replicas load the rest of the model and become full ones (§4.2.5)");
+}
+
+PartitioningOptions partitioning(const json& p) {
+  PartitioningOptions o;
+  o.enabled = p.at("partitioning").get<bool>();
+  o.max_partitions = p.at("max_partitions").get<int>();
+  o.max_x = p.at("max_x").get<long>();
+  o.complete = p.at("model_completion").get<bool>();
+  return o;
 }
 
 ScalingLimits limits(const json& p) {
@@ -55,7 +80,7 @@ PolicyKind tsk() {
   add_limits(*s);
   return {kAutoscaler, "tsk", doc, s, [](const json& p, PolicyContext) -> std::unique_ptr<Policy> {
             return std::make_unique<QueueLatencyAutoscaler>(
-                limits(p), p.at("target_queue_latency_s").get<double>());
+                limits(p), p.at("target_queue_latency_s").get<double>(), partitioning(p));
           }};
 }
 
@@ -75,7 +100,8 @@ PolicyKind atl() {
   return {kAutoscaler, "atl", doc, s, [](const json& p, PolicyContext) -> std::unique_ptr<Policy> {
             return std::make_unique<ArrivalPercentileAutoscaler>(
                 limits(p), p.at("target_utilisation").get<double>(),
-                config::get_duration(p, "window"), p.at("percentile").get<double>());
+                config::get_duration(p, "window"), p.at("percentile").get<double>(),
+                partitioning(p));
           }};
 }
 
@@ -95,9 +121,9 @@ PolicyKind owk() {
       .doc("busy fractions sampled at every tick are averaged over this window");
   add_limits(*s);
   return {kAutoscaler, "owk", doc, s, [](const json& p, PolicyContext) -> std::unique_ptr<Policy> {
-            return std::make_unique<UtilisationAutoscaler>(limits(p),
-                                                           p.at("target_utilisation").get<double>(),
-                                                           config::get_duration(p, "window"));
+            return std::make_unique<UtilisationAutoscaler>(
+                limits(p), p.at("target_utilisation").get<double>(),
+                config::get_duration(p, "window"), partitioning(p));
           }};
 }
 
@@ -120,7 +146,8 @@ PolicyKind sm() {
   add_limits(*s);
   return {kAutoscaler, "sm", doc, s, [](const json& p, PolicyContext) -> std::unique_ptr<Policy> {
             return std::make_unique<InvocationsAutoscaler>(
-                limits(p), p.at("target_invocations").get<double>(), p.at("window").get<int>());
+                limits(p), p.at("target_invocations").get<double>(), p.at("window").get<int>(),
+                partitioning(p));
           }};
 }
 
@@ -186,7 +213,8 @@ PolicyKind warm_pool() {
       "that runs begin in a steady state.";
   auto s = schema(kPlanner, "warm-pool", doc);
   s->add("instances", ParamType::kInteger).def(1).at_least(0).at_most(100000).doc("per function");
-  return {kPlanner, "warm-pool", doc, s, [](const json& p, PolicyContext) -> std::unique_ptr<Policy> {
+  return {kPlanner, "warm-pool", doc, s,
+          [](const json& p, PolicyContext) -> std::unique_ptr<Policy> {
             return std::make_unique<WarmPoolPlanner>(p.at("instances").get<int>());
           }};
 }

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "sim/policy/autoscaler.hpp"
+#include "sim/policy/flashpoint/partitioning.hpp"
 
 namespace sim::policy::flashpoint {
 
@@ -26,21 +27,38 @@ struct ScalingLimits {
   Time decision_time;
 };
 
+/// Model partitioning in the autoscaler (§4.2.6): a scale-up by n replicas uses the
+/// precalculated plan for E(x) (eq. 4.14) with at most n partitions: floor(n / p) partitioned
+/// replicas of p parts (the rest full); scale-down evicts partitioned replicas first, the
+/// ones with most GPUs first.
+struct PartitioningOptions {
+  bool enabled = false;
+  int max_partitions = 0;  ///< 0: the number of layers (§4.2.2)
+  long max_x = 3000;       ///< X of §4.2.2
+  bool complete = true;    ///< model completion (§4.2.5)
+};
+
 /// Desired count -> Decisions. Stops idle instances first, then cold-starting ones, then busy
 /// ones (they drain), newest first within each group.
 class ReplicaAutoscaler : public Autoscaler {
  public:
-  explicit ReplicaAutoscaler(ScalingLimits limits) : limits_(limits) {}
+  explicit ReplicaAutoscaler(ScalingLimits limits, PartitioningOptions mp = {})
+      : limits_(limits), mp_(mp) {}
   Decisions decide(const PlatformView& view) final;
   /// The metric's desired replica count before limits and stabilisation (for tests).
   virtual int desired(const FunctionView& f, const PlatformView& view) = 0;
 
  private:
+  void scale_up(const FunctionView& f, int n, int ready, Decisions& d);
   ScalingLimits limits_;
+  PartitioningOptions mp_;
   std::map<std::uint32_t, std::deque<std::pair<Time, int>>> history_;  ///< by function
+  std::map<std::uint32_t, PlanTable> plans_;                           ///< by function
 };
 
-/// Counts used by the HPA-style rules: live (not draining) and ready (idle or busy) instances.
+/// Counts used by the HPA-style rules: live (not draining) instances, each part of a
+/// partitioned replica counted (one GPU each), and ready (idle or busy) ones, where a
+/// partitioned replica counts once, by its head.
 struct ReplicaCounts {
   int live = 0;
   int ready = 0;
@@ -53,8 +71,8 @@ ReplicaCounts count_replicas(const PlatformView& view, std::uint32_t function);
 /// (thesis §3.1). A 10% tolerance around the target leaves the count unchanged (HPA default).
 class QueueLatencyAutoscaler final : public ReplicaAutoscaler {
  public:
-  QueueLatencyAutoscaler(ScalingLimits limits, double target_s)
-      : ReplicaAutoscaler(limits), target_s_(target_s) {}
+  QueueLatencyAutoscaler(ScalingLimits limits, double target_s, PartitioningOptions mp = {})
+      : ReplicaAutoscaler(limits, mp), target_s_(target_s) {}
   int desired(const FunctionView& f, const PlatformView& view) override;
 
  private:
@@ -67,8 +85,8 @@ class QueueLatencyAutoscaler final : public ReplicaAutoscaler {
 class ArrivalPercentileAutoscaler final : public ReplicaAutoscaler {
  public:
   ArrivalPercentileAutoscaler(ScalingLimits limits, double target_utilisation, Time window,
-                              double percentile)
-      : ReplicaAutoscaler(limits),
+                              double percentile, PartitioningOptions mp = {})
+      : ReplicaAutoscaler(limits, mp),
         target_(target_utilisation),
         window_(window),
         percentile_(percentile) {}
@@ -94,8 +112,9 @@ class ArrivalPercentileAutoscaler final : public ReplicaAutoscaler {
 /// averaged over `window`.
 class UtilisationAutoscaler final : public ReplicaAutoscaler {
  public:
-  UtilisationAutoscaler(ScalingLimits limits, double target, Time window)
-      : ReplicaAutoscaler(limits), target_(target), window_(window) {}
+  UtilisationAutoscaler(ScalingLimits limits, double target, Time window,
+                        PartitioningOptions mp = {})
+      : ReplicaAutoscaler(limits, mp), target_(target), window_(window) {}
   int desired(const FunctionView& f, const PlatformView& view) override;
 
  private:
@@ -109,8 +128,9 @@ class UtilisationAutoscaler final : public ReplicaAutoscaler {
 /// 0.5 * 60 / execution time (AWS's recommended safety factor 0.5).
 class InvocationsAutoscaler final : public ReplicaAutoscaler {
  public:
-  InvocationsAutoscaler(ScalingLimits limits, double target_per_minute, int window)
-      : ReplicaAutoscaler(limits), target_(target_per_minute), window_(window) {}
+  InvocationsAutoscaler(ScalingLimits limits, double target_per_minute, int window,
+                        PartitioningOptions mp = {})
+      : ReplicaAutoscaler(limits, mp), target_(target_per_minute), window_(window) {}
   int desired(const FunctionView& f, const PlatformView& view) override;
 
  private:
