@@ -145,6 +145,53 @@ TEST(Sm, InvocationsPerInstance) {
   EXPECT_EQ(b.desired(f, view_with(f, 0, 0, 0, seconds(1))), 8);
 }
 
+// §4.2.6 with eq. 4.14: four equal layers (10 s cold start each, 1 s execution, 0.01 s
+// transfers). A scale-up by 4 with 100 queued requests (x = 100 + (0 - 0) * 40 = 100): on P = 4
+// GPUs, p = 4 gives C = 10, I = 4.03, steps mean (x - 1) / 2 = 49.5 of B = 1 -> 63.5 s; p = 1
+// gives C = 40, I = 4, four pipelines: waits 4 * (ceil(y/4) - 1), mean 4 * 12 = 48 -> 92 s;
+// p = 2: C = 20, I = 4.01, two pipelines of B = 2: 2 * mean(ceil(y/2) - 1) = 2 * 24.5 = 49 ->
+// 73 s. So one replica of 4 parts.
+// (With a scale-up by fewer replicas than the optimum, §4.2.2 takes the best plan with exactly
+// that many parts.)
+TEST(Partitioning, ScaleUpUsesThePlanForTheExpectedRequests) {
+  ScalingLimits l = no_window();
+  PartitioningOptions mp;
+  mp.enabled = true;
+  QueueLatencyAutoscaler a(l, 7.0, mp);
+  auto f = fn(4.0);
+  f.layers.assign(4, LayerView{10.0, 1.0, 0.01});
+  f.queue_length = 100;
+  f.oldest_wait = seconds(28);  // max(0 live, 1) * 28 / 7 = 4 desired
+  f.arrival_rate = {0.0, 0.0};
+  const auto d = a.decide(view_with(f, 0, 0, 0, seconds(1)));
+  ASSERT_EQ(d.start.size(), 1u);
+  ASSERT_TRUE(d.start[0].partition.has_value());
+  EXPECT_EQ(d.start[0].count, 1);
+  EXPECT_EQ(d.start[0].partition->cut_after, (std::vector<int>{0, 1, 2}));
+}
+
+TEST(Partitioning, ScaleDownEvictsPartitionedReplicasFirst) {
+  QueueLatencyAutoscaler a(no_window(), 7.0);
+  auto f = fn(0.066);
+  // Instances 1, 2: full and idle; 3..5: one replica of 3 parts (head 3), idle. Desired 1 ->
+  // surplus 4: the 3-part replica goes first (stop its head), then one full instance.
+  auto v = view_with(f, 5, 0, 0, seconds(5));
+  for (int k = 2; k < 5; ++k) {
+    v.instances[static_cast<std::size_t>(k)].partition = k - 2;
+    v.instances[static_cast<std::size_t>(k)].partitions = 3;
+    v.instances[static_cast<std::size_t>(k)].partition_head = 3;
+  }
+  f.oldest_wait = ms(1400);  // ceil(5 * 1.4 / 7) = 1
+  v.functions[0] = f;
+  v.now = seconds(4);
+  EXPECT_TRUE(a.decide(v).stop.empty());  // the first window starts from the 5 found
+  v.now = seconds(5);
+  const auto d = a.decide(v);
+  ASSERT_EQ(d.stop.size(), 2u);
+  EXPECT_EQ(d.stop[0].id, 3u);  // the partitioned replica's head
+  EXPECT_EQ(d.stop[1].id, 2u);  // then the newest full idle instance
+}
+
 TEST(Thresholds, EachAutoscalerNamesItsThreshold) {
   EXPECT_EQ(threshold_name("tsk"), "target_queue_latency_s");
   EXPECT_EQ(threshold_name("atl"), "target_utilisation");
