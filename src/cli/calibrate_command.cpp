@@ -1,11 +1,165 @@
-// dcsim calibrate: placeholder until its issue lands.
+// dcsim calibrate: the resource matching of the Flashpoint evaluation (thesis §8.4, §8.5).
+// Runs a scenario repeatedly, changing one autoscaler threshold, until the average number of
+// replicas per second (replica lifetimes summed, over the run's duration) is within a
+// tolerance of a target: a number, or the value of another run's summary (the baseline).
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <optional>
 
 #include "commands.hpp"
+#include "environment.hpp"
+#include "options.hpp"
+#include "sim/policy/flashpoint/autoscalers.hpp"
+#include "sim/scenario/run.hpp"
+#include "sim/scenario/scenario_loader.hpp"
 
 namespace sim::cli {
 
-int calibrate_command(const Args& /*args*/, std::ostream& /*out*/, std::ostream& /*err*/) {
-  throw UsageError("not implemented yet");
+namespace po = boost::program_options;
+
+namespace {
+
+/// Thesis §8.5: the time each replica is reserved, summed, over the workload's duration.
+double replicas_per_second(const nlohmann::json& summary) {
+  const double d = summary.at("duration_s").get<double>() - summary.value("warmup_s", 0.0);
+  return summary.at("instance_seconds").get<double>() / std::max(d, 1e-9);
+}
+
+/// Default search range of each threshold (every one of them: larger -> fewer replicas).
+std::pair<double, double> default_range(const std::string& type, const std::string& key) {
+  if (key == "target_queue_latency_s") return {0.05, 200.0};
+  if (type == "atl" && key == "target_utilisation") return {0.05, 10.0};
+  if (key == "target_invocations") return {10.0, 1e6};
+  if (key == "target_utilisation") return {0.02, 1.0};
+  return {1e-3, 1e3};
+}
+
+}  // namespace
+
+int calibrate_command(const Args& args, std::ostream& out, std::ostream& err) {
+  po::options_description options(
+      "usage: dcsim calibrate SCENARIO.json (--replicas R | --match SUMMARY.json) [options]\n\n"
+      "Searches one autoscaler threshold (bisection on its logarithm; a larger threshold\n"
+      "must give fewer replicas) until the run's average replicas per second, the thesis's\n"
+      "resource measure (§8.5), is within --tolerance of the target. Prints every run and the\n"
+      "threshold found; exit code 1 when none is within tolerance.\n\noptions");
+  options.add_options()("help,h", "show this help")("scenario", po::value<std::string>(),
+                                                    "scenario file (JSON)")(
+      "replicas", po::value<double>(), "target average replicas per second")(
+      "match", po::value<std::string>(),
+      "summary.json of the run to match (e.g. the baseline's); its replicas per second")(
+      "param", po::value<std::string>(),
+      "autoscaler key to change (default: the autoscaler's threshold: tsk "
+      "target_queue_latency_s, atl/owk target_utilisation, sm target_invocations)")(
+      "low", po::value<double>(), "lowest threshold tried")("high", po::value<double>(),
+                                                            "highest threshold tried")(
+      "tolerance", po::value<double>()->default_value(0.05),
+      "relative tolerance (thesis: within 5%)")("iterations", po::value<int>()->default_value(10),
+                                                "most runs")(
+      "out,o", po::value<std::string>()->default_value("out/calibrate"), "run outputs")(
+      "set", po::value<std::vector<std::string>>()->composing(),
+      "override a scenario value: KEY.PATH=VALUE (repeatable)");
+  if (wants_help(args)) {
+    out << options << '\n';
+    return kExitOk;
+  }
+  po::positional_options_description positional;
+  positional.add("scenario", 1);
+  const auto vm = parse_command_line(args, options, positional);
+  if (vm.count("scenario") == 0) throw UsageError("missing SCENARIO.json");
+  if ((vm.count("replicas") != 0) == (vm.count("match") != 0)) {
+    throw UsageError("give exactly one of --replicas and --match");
+  }
+  double target = 0.0;
+  if (vm.count("replicas") != 0) {
+    target = vm["replicas"].as<double>();
+  } else {
+    const auto path = vm["match"].as<std::string>();
+    std::ifstream in(path);
+    if (!in) throw std::runtime_error(path + ": cannot open the summary to match");
+    target = replicas_per_second(nlohmann::json::parse(in));
+  }
+  if (!(target > 0)) throw UsageError("the target replicas per second must be > 0");
+  const auto registry = builtin_registry();
+  const std::string file = vm["scenario"].as<std::string>();
+  scenario::LoadOptions base;
+  base.preset_dirs = preset_dirs();
+  if (vm.count("set") != 0) {
+    for (const auto& s : vm["set"].as<std::vector<std::string>>())
+      base.overrides.push_back(scenario::parse_override(s));
+  }
+  const auto probe = scenario::load_scenario(file, registry, base);
+  const auto& scaler = probe.resolved.at("platform").at("policies").at("autoscaler");
+  const std::string type = scaler.at("type").get<std::string>();
+  std::string key = vm.count("param") != 0 ? vm["param"].as<std::string>()
+                                           : policy::flashpoint::threshold_name(type);
+  if (key.empty() || !scaler.contains(key)) {
+    throw UsageError(fmt::format("{}: autoscaler \"{}\" has no threshold {}; name one with --param",
+                                 file, type,
+                                 key.empty() ? std::string("(none known)") : "\"" + key + "\""));
+  }
+  auto [lo, hi] = default_range(type, key);
+  if (vm.count("low") != 0) lo = vm["low"].as<double>();
+  if (vm.count("high") != 0) hi = vm["high"].as<double>();
+  if (!(lo > 0 && hi > lo)) throw UsageError("need 0 < --low < --high");
+  const double tol = vm["tolerance"].as<double>();
+  const int iterations = vm["iterations"].as<int>();
+  const std::string name = probe.resolved.at("name").get<std::string>();
+
+  out << fmt::format("dcsim calibrate {}: {} {} for {:.3f} replicas/s (within {:.1f}%)\n", name,
+                     type, key, target, 100.0 * tol);
+  const auto run_at = [&](double threshold, int k) {
+    scenario::LoadOptions o = base;
+    o.overrides.push_back(scenario::parse_override(
+        fmt::format("platform.policies.autoscaler.{}={}", key, threshold)));
+    o.overrides.push_back(scenario::parse_override("output.requests=none"));
+    o.overrides.push_back(scenario::parse_override(
+        "name=" + nlohmann::json(fmt::format("{}-calibrate-{}", name, k)).dump()));
+    const auto loaded = scenario::load_scenario(file, registry, o);
+    scenario::RunOptions run;
+    run.out_dir = vm["out"].as<std::string>();
+    run.trace_search_path = trace_search_path();
+    run.data_dir = data_dir();
+    run.interrupted = interrupt_requested;
+    const auto result = scenario::run_scenario(loaded, registry, run);
+    const double r = replicas_per_second(result.summary);
+    const auto& lat = result.summary.at("latency_s");
+    out << fmt::format(
+        "  run {:2d}: {} = {:<12.6g} replicas/s {:9.3f} ({:+6.1f}%)  mean latency "
+        "{} s\n",
+        k, key, threshold, r, 100.0 * (r / target - 1.0),
+        lat.at("mean").is_null() ? std::string("-")
+                                 : fmt::format("{:.3f}", lat.at("mean").get<double>()));
+    return r;
+  };
+  // Bisection on log(threshold): replicas fall as the threshold grows.
+  double best_t = lo;
+  double best_err = std::numeric_limits<double>::infinity();
+  double a = std::log(lo), b = std::log(hi);
+  for (int k = 1; k <= iterations; ++k) {
+    if (interrupt_requested()) return kExitInterrupted;
+    const double t = std::exp((a + b) / 2.0);
+    const double r = run_at(t, k);
+    const double e = std::abs(r / target - 1.0);
+    if (e < best_err) {
+      best_err = e;
+      best_t = t;
+    }
+    if (e <= tol) break;
+    if (r > target) {
+      a = std::log(t);  // too many replicas: raise the threshold
+    } else {
+      b = std::log(t);
+    }
+  }
+  out << fmt::format("{} {}={:.6g}: {:.2f}% from the target\n",
+                     best_err <= tol ? "matched" : "closest", key, best_t, 100.0 * best_err);
+  if (best_err > tol) err << "dcsim calibrate: no threshold within tolerance\n";
+  return best_err <= tol ? kExitOk : kExitFailure;
 }
 
 }  // namespace sim::cli

@@ -45,6 +45,17 @@ struct ServerlessPlatform::Fn {
   std::uint64_t strict_arrivals = 0;
   std::set<InstanceId> instances;  ///< live instances, by id
   std::map<std::uint32_t, Time> timeout_by_app;
+  std::vector<policy::LayerView> layers;  ///< per-layer costs (models with a layer profile)
+  std::vector<double> layer_share;        ///< each layer's share of the model's bytes
+};
+
+/// What a part of a partitioned replica changes in an instance's cold start.
+struct ServerlessPlatform::PartSetup {
+  double bytes = 0.0;
+  double load_s = 0.0;
+  InstanceId head = 0;  ///< 0: this part is the head
+  int part = 0;
+  int parts = 1;
 };
 
 struct ServerlessPlatform::Inst {
@@ -71,6 +82,21 @@ struct ServerlessPlatform::Inst {
   std::string stage;        ///< cold-start stage in progress
   Time stage_since;
   std::optional<net::TransferManager::RequestId> transfer;
+  bool skip_load = false;  ///< SourceChoice::loaded: the host keeps the model loaded
+  double bytes = 0.0;      ///< bytes its cold start moves (a part: its share of the model)
+  double load_s = -1.0;    ///< a part's load stage; < 0: the model's
+  // Partitioned replica (Flashpoint §4.2): every part is an instance on its own GPU; the head
+  // (part 0) takes the requests and runs them through the pipeline.
+  InstanceId head = 0;  ///< parts 1..p-1: the head's id
+  int part = -1;        ///< -1: a full instance
+  int parts = 1;
+  std::vector<InstanceId> members;   ///< head: parts 1..p-1
+  int parts_waiting = 0;             ///< head: parts still cold-starting (itself included)
+  bool held = false;                 ///< ready but not dispatchable (a part of a replica)
+  double pipeline_interval_s = 0.0;  ///< head: max(E, N), a new request every this long
+  double pipeline_latency_s = 0.0;   ///< head: I = execution + transfers (0: not pipelined)
+  double completion_s = 0.0;         ///< head: model completion after the replica is ready
+  EventHandle admit;
   std::vector<Request> batch;
   std::uint64_t batch_serial = 0;
   Time dispatch;
@@ -221,6 +247,21 @@ ServerlessPlatform::ServerlessPlatform(ServerlessConfig config, const gpu::Model
       fn->batch_latency_s =
           gpu::CpuFunctionLatency(fn->spec.config.cpu_cores, gpu::CpuLatencyMode::kAverage)
               .predict_s(m, fn->spec.config.max_batch);
+    }
+    if (fn->spec.gpu && m.cold_start && !m.cold_start->layers.empty()) {
+      // Flashpoint §4.1.3 per-layer profile in the platform's terms: a layer's share of the
+      // model's bytes, load and copy follows its share of the profiled layer cold starts, so
+      // the parts of a replica add up to the full model's cold start stages.
+      const auto& cs = *m.cold_start;
+      const double total = cs.layer_cold_start_total_s();
+      const double full_s = transfer_time(fn->bytes, config_.store_bps).to_seconds() +
+                            cs.load_s.value +
+                            transfer_time(fn->bytes, config_.pcie_bps).to_seconds();
+      for (const auto& l : cs.layers) {
+        const double share = total > 0 ? l.cold_start_s / total : 0.0;
+        fn->layer_share.push_back(share);
+        fn->layers.push_back({share * full_s, l.exec_s, l.output_bytes * 8.0 / config_.host_bps});
+      }
     }
     const auto& apps = context_.labels->applications();
     for (std::uint32_t a = 0; a < apps.size(); ++a) {
@@ -409,7 +450,7 @@ void ServerlessPlatform::pump(Queue& q) {
     for (const Fn* member : q.members) {
       for (const InstanceId id : member->instances) {
         const Inst& i = *instances_.at(id);
-        if (i.state != InstanceState::kIdle) continue;
+        if (i.state != InstanceState::kIdle || i.held) continue;
         if (!hosts_[static_cast<std::size_t>(i.loc.host)]->available) continue;
         idle.push_back(view_of(i));
         max_batch = std::max(max_batch, i.config.max_batch);
@@ -484,6 +525,33 @@ void ServerlessPlatform::run_batch(Inst& inst, std::vector<Request> batch) {
   inst.batch_serial = next_batch_++;
   running_requests_ += inst.batch.size();
   ++batches_;
+  if (inst.pipeline_latency_s > 0) {
+    // Flashpoint §4.2.1, eq. 4.3-4.4: a pipelined partitioned replica takes the next request
+    // once its bottleneck stage passed this one on (max(E, N) later); this one leaves the
+    // last part I later. Transfers between parts take output bytes / host_bandwidth.
+    const InstanceId hid = inst.id;
+    const Time ready = inst.ready_at;
+    const int device = global_gpu(inst.loc);
+    sim_.schedule_in(
+        ceil_seconds(inst.pipeline_latency_s),
+        [this, hid, b = std::move(inst.batch), now, avail = inst.avail, ready, device]() mutable {
+          finish_pipelined(hid, std::move(b), now, avail, ready, device);
+        });
+    inst.batch.clear();
+    inst.admit = sim_.schedule_in(ceil_seconds(inst.pipeline_interval_s), [this, hid] {
+      Inst* h = find(hid);
+      if (h == nullptr) return;
+      ++h->batches;
+      h->state = InstanceState::kIdle;
+      h->state_since = h->idle_since = sim_.now();
+      if (h->stop_after_batch || !hosts_[static_cast<std::size_t>(h->loc.host)]->available) {
+        terminate(*h);
+        return;
+      }
+      became_idle(*h);
+    });
+    return;
+  }
   if (inst.loc.gpu >= 0) {
     hosts_[static_cast<std::size_t>(inst.loc.host)]
         ->gpus[static_cast<std::size_t>(inst.loc.gpu)]
@@ -566,6 +634,176 @@ void ServerlessPlatform::bill(const Inst& inst, const gpu::JobResult& result) {
   t.requests += inst.batch.size();
 }
 
+// Function billing (bill()) does not cover pipelined batches: partitioned replicas
+// (Flashpoint) and per-invocation billing (HarmonyBatch) are not combined by any scheme yet.
+void ServerlessPlatform::finish_pipelined(InstanceId /*head*/, std::vector<Request> batch,
+                                          Time dispatch, Time avail, Time ready_at, int device) {
+  const Time now = sim_.now();
+  const auto b = static_cast<std::uint32_t>(batch.size());
+  for (const Request& q : batch) {
+    auto r = base_record(q.arrival, q.id);
+    const Time a = q.arrival.time;
+    r.dispatch = r.start = dispatch;
+    r.finish = now;
+    r.cold_start_wait = std::max(Time::zero(), std::min(ready_at, dispatch) - a);
+    r.batching_wait = dispatch - std::max(a, avail);
+    r.execution = r.finish - r.start;
+    r.queue_wait = (r.finish - a) - r.cold_start_wait - r.batching_wait - r.execution;
+    r.batch_size = b;
+    r.device = device;
+    r.slice = -1;
+    const bool missed = r.has_slo() && r.latency() > r.slo;
+    r.outcome = missed ? metrics::Outcome::kSloMiss : metrics::Outcome::kOk;
+    ++completed_;
+    context_.record(r);
+  }
+  running_requests_ -= b;
+}
+
+bool ServerlessPlatform::start_partitioned(Fn& fn, const policy::InstanceConfig& config,
+                                           const policy::PartitionSpec& spec,
+                                           policy::PlatformView& pv) {
+  const int n = static_cast<int>(fn.layers.size());
+  int prev = -1;
+  for (const int c : spec.cut_after) {
+    if (n == 0 || c <= prev || c > n - 2) {
+      ++rejected_["start_invalid"];
+      return false;
+    }
+    prev = c;
+  }
+  const int parts = static_cast<int>(spec.cut_after.size()) + 1;
+  // Each part: its layers' share of bytes and load; the pipeline's E, N and I (Table 4.1).
+  std::vector<PartSetup> setup(static_cast<std::size_t>(parts));
+  double max_exec = 0.0, max_transfer = 0.0, latency = 0.0;
+  int k = 0;
+  double share = 0.0, exec = 0.0;
+  std::size_t next_cut = 0;
+  for (int i = 0; i < n; ++i) {
+    const auto& l = fn.layers[static_cast<std::size_t>(i)];
+    share += fn.layer_share[static_cast<std::size_t>(i)];
+    exec += l.exec_s;
+    latency += l.exec_s;
+    const bool cut = next_cut < spec.cut_after.size() && spec.cut_after[next_cut] == i;
+    if (cut || i == n - 1) {
+      auto& ps = setup[static_cast<std::size_t>(k)];
+      ps.bytes = fn.bytes * share;
+      ps.load_s = fn.model->cold_start->load_s.value * share;
+      ps.part = k;
+      ps.parts = parts;
+      max_exec = std::max(max_exec, exec);
+      share = exec = 0.0;
+      ++k;
+    }
+    if (cut) {
+      max_transfer = std::max(max_transfer, l.transfer_s);
+      latency += l.transfer_s;
+      ++next_cut;
+    }
+  }
+  // Place every part first (the view is updated after each), then start them.
+  std::vector<policy::Location> locs;
+  policy::PlatformView trial = pv;
+  for (int p = 0; p < parts; ++p) {
+    const policy::FunctionView* fv = trial.function(fn.id);
+    auto loc = policies_.placement->place({fv, config}, trial);
+    if (!loc || !fits(fn, config, *loc, setup[static_cast<std::size_t>(p)].bytes) ||
+        std::find(locs.begin(), locs.end(), *loc) != locs.end()) {
+      ++rejected_["start_unplaced"];
+      return false;
+    }
+    locs.push_back(*loc);
+    // Mark the GPU taken in the trial view so the next part goes elsewhere.
+    auto& g =
+        trial.hosts[static_cast<std::size_t>(loc->host)].gpus[static_cast<std::size_t>(loc->gpu)];
+    ++g.instances;
+    g.memory_free_gb -= fn.device_gb;
+    policy::InstanceView iv;
+    iv.function = fn.id;
+    iv.location = *loc;
+    trial.instances.push_back(iv);
+  }
+  InstanceId head = 0;
+  for (int p = 0; p < parts; ++p) {
+    auto& ps = setup[static_cast<std::size_t>(p)];
+    ps.head = head;
+    if (!start_instance(fn, config, locs[static_cast<std::size_t>(p)], pv, false, &ps)) {
+      // Cannot happen after fits(); stop what was started.
+      if (Inst* h = find(head)) terminate(*h);
+      return false;
+    }
+    const InstanceId id = next_instance_ - 1;
+    if (p == 0) {
+      head = id;
+      Inst& h = *find(id);
+      h.parts_waiting = parts;
+      h.pipeline_interval_s = std::max(max_exec, max_transfer);
+      h.pipeline_latency_s = latency;
+      h.batch_latency_s = latency;
+      // Model completion (§4.2.5): the rest of the model comes from the replica's other parts
+      // at the host-to-host rate, then loads and copies; the smallest part finishes last.
+      double least = fn.bytes;
+      for (const auto& q : setup)
+        least = std::min(least, q.bytes);
+      const double rest = fn.bytes - least;
+      h.completion_s = spec.complete ? rest * 8.0 / config_.host_bps +
+                                           fn.model->cold_start->load_s.value * rest / fn.bytes +
+                                           rest * 8.0 / config_.pcie_bps
+                                     : -1.0;
+    } else {
+      find(head)->members.push_back(id);
+    }
+  }
+  ++applied_["start_partitioned"];
+  return true;
+}
+
+void ServerlessPlatform::part_ready(Inst& inst) {
+  // Every part waits (held) until the whole replica is ready; then only the head serves.
+  inst.held = true;
+  Inst* head = inst.head == 0 ? &inst : find(inst.head);
+  if (head == nullptr) return;
+  if (--head->parts_waiting > 0) return;
+  head->held = false;
+  head->ready_at = head->idle_since = head->state_since = sim_.now();
+  const InstanceId hid = head->id;
+  if (head->completion_s >= 0) {
+    head->timer.cancel();
+    sim_.schedule_in(ceil_seconds(head->completion_s), [this, hid] { complete_model(hid); });
+  }
+  became_idle(*head);
+}
+
+void ServerlessPlatform::complete_model(InstanceId hid) {
+  Inst* head = find(hid);
+  if (head == nullptr || head->part != 0) return;
+  // Model completion (§4.2.5): every part now holds the full model and serves on its own.
+  std::vector<InstanceId> parts = head->members;
+  parts.insert(parts.begin(), hid);
+  for (const InstanceId id : parts) {
+    Inst* i = find(id);
+    if (i == nullptr) continue;
+    auto& host = *hosts_[static_cast<std::size_t>(i->loc.host)];
+    host.cache.insert(i->fn->spec.model, i->fn->bytes, host.cache_capacity());
+    i->head = 0;
+    i->part = -1;
+    i->parts = 1;
+    i->members.clear();
+    i->held = false;
+    i->pipeline_latency_s = i->pipeline_interval_s = 0.0;
+    i->batch_latency_s = i->unit->predict_solo_s(*i->fn->model, i->config.max_batch);
+  }
+  ++applied_["model_completion"];
+  for (const InstanceId id : parts) {
+    Inst* i = find(id);
+    if (i != nullptr && i->state == InstanceState::kIdle) {
+      i->ready_at = std::min(i->ready_at, sim_.now());
+      if (id != hid) i->ready_at = i->idle_since = i->state_since = sim_.now();
+      became_idle(*i);
+    }
+  }
+}
+
 void ServerlessPlatform::became_idle(Inst& inst) {
   Fn& fn = *inst.fn;
   const InstanceId id = inst.id;
@@ -606,11 +844,11 @@ int ServerlessPlatform::global_gpu(const policy::Location& loc) const {
 }
 
 bool ServerlessPlatform::fits(const Fn& fn, const policy::InstanceConfig& c,
-                              const policy::Location& loc) const {
+                              const policy::Location& loc, double bytes) const {
   if (loc.host < 0 || static_cast<std::size_t>(loc.host) >= hosts_.size()) return false;
   const auto& h = *hosts_[static_cast<std::size_t>(loc.host)];
   if (!h.available || h.gone) return false;
-  if (h.free_bytes() < fn.bytes) return false;
+  if (h.free_bytes() < bytes) return false;
   if (c.max_batch < 1) return false;
   if (!fn.spec.gpu) {
     if (loc.gpu >= 0 || c.cpu_cores <= 0 || c.time_slice_gb > 0 || c.cpu_threads > 0) {
@@ -680,7 +918,9 @@ std::optional<double> ServerlessPlatform::time_slice_window(const Fn& fn,
 
 bool ServerlessPlatform::start_instance(Fn& fn, const policy::InstanceConfig& config,
                                         const std::optional<policy::Location>& location,
-                                        policy::PlatformView& pv) {
+                                        policy::PlatformView& pv, bool warm,
+                                        const PartSetup* part) {
+  const double bytes = part != nullptr ? part->bytes : fn.bytes;
   std::optional<policy::Location> loc = location;
   if (!loc) {
     const policy::FunctionView* fv = pv.function(fn.id);
@@ -691,7 +931,7 @@ bool ServerlessPlatform::start_instance(Fn& fn, const policy::InstanceConfig& co
       return false;
     }
   }
-  if (!fits(fn, config, *loc)) {
+  if (!fits(fn, config, *loc, bytes)) {
     ++rejected_["start_invalid"];
     return false;
   }
@@ -703,9 +943,16 @@ bool ServerlessPlatform::start_instance(Fn& fn, const policy::InstanceConfig& co
   inst->created = inst->state_since = sim_.now();
   auto& host = *hosts_[static_cast<std::size_t>(loc->host)];
   // The instance's host memory is reserved for its whole cold start; cached models make room.
-  inst->host_bytes = fn.bytes;
-  host.reserved_bytes += fn.bytes;
-  memory_changed(fn.bytes, 0.0);
+  inst->bytes = bytes;
+  if (part != nullptr) {
+    inst->load_s = part->load_s;
+    inst->head = part->head;
+    inst->part = part->part;
+    inst->parts = part->parts;
+  }
+  inst->host_bytes = bytes;
+  host.reserved_bytes += bytes;
+  memory_changed(bytes, 0.0);
   host.cache.shrink_to(host.cache_capacity());
   if (fn.spec.gpu) {
     auto& g = *host.gpus[static_cast<std::size_t>(loc->gpu)];
@@ -755,6 +1002,20 @@ bool ServerlessPlatform::start_instance(Fn& fn, const policy::InstanceConfig& co
     // batch itself reports the same error if it ever runs there.
     inst->batch_latency_s = 0.0;
   }
+  if (warm && part == nullptr) {
+    // StartInstance::warm: ready at once with the model's bytes in its host's memory.
+    fn.instances.insert(inst->id);
+    Inst& w = *inst;
+    instances_.emplace(inst->id, std::move(inst));
+    ++applied_["start_warm"];
+    release_cold_start_memory(w);
+    host.cache.insert(fn.spec.model, fn.bytes, host.cache_capacity());
+    w.state = InstanceState::kIdle;
+    w.state_since = w.ready_at = w.idle_since = sim_.now();
+    pv.hosts = hosts_view();
+    became_idle(w);
+    return true;
+  }
   ColdStartRecord cs;
   cs.instance = inst->id;
   cs.function = fn.id;
@@ -778,7 +1039,7 @@ void ServerlessPlatform::begin_download(Inst& inst) {
   inst.stage_since = sim_.now();
   policy::SourcingRequest req;
   req.model = fn.spec.model;
-  req.bytes = fn.bytes;
+  req.bytes = inst.bytes;
   req.host = host.index;
   req.local_copy = host.cache.contains(fn.spec.model);
   for (const auto& h : hosts_)
@@ -800,30 +1061,38 @@ void ServerlessPlatform::begin_download(Inst& inst) {
   const InstanceId id = inst.id;
   if (choice.kind == policy::SourceKind::kLocalMemory) {
     host.cache.touch(fn.spec.model);
+    inst.skip_load = choice.loaded;
     download_done(id);
     return;
   }
-  if (choice.chain) {
+  if (choice.chain && inst.part < 0) {  // a part's bytes are not the chain's model
     join_chain(inst, choice);
     return;
+  }
+  // Without sharing, the transfer's content key is the instance's own, so nothing joins it.
+  std::string content =
+      choice.share ? fn.spec.model : fn.spec.model + "#instance" + std::to_string(id);
+  if (inst.part >= 0) {
+    content += "#part" + std::to_string(inst.part) + "/" + std::to_string(inst.parts) + "@" +
+               std::to_string(inst.bytes);
   }
   if (transfers_) {
     const net::NodeId src = choice.kind == policy::SourceKind::kStore
                                 ? *store_node_
                                 : *hosts_[static_cast<std::size_t>(choice.host)]->nic;
-    auto f = transfers_->fetch(fn.spec.model, src, *host.nic, fn.bytes,
-                               [this, id] { download_done(id); });
+    auto f =
+        transfers_->fetch(content, src, *host.nic, inst.bytes, [this, id] { download_done(id); });
     inst.transfer = f.request;
     return;
   }
   // Fixed-bandwidth model: a download of the same model to the same host is joined.
-  const auto key = std::make_pair(fn.spec.model, host.index);
+  const auto key = std::make_pair(content, host.index);
   auto it = downloads_.find(key);
   if (it == downloads_.end()) {
     auto pd = std::make_unique<PendingDownload>();
     const double bps =
         choice.kind == policy::SourceKind::kStore ? config_.store_bps : config_.host_bps;
-    pd->done = sim_.schedule_in(transfer_time(fn.bytes, bps), [this, key] {
+    pd->done = sim_.schedule_in(transfer_time(inst.bytes, bps), [this, key] {
       auto node = downloads_.extract(key);
       for (const auto w : node.mapped()->waiters)
         download_done(w);
@@ -901,10 +1170,13 @@ void ServerlessPlatform::download_done(InstanceId id) {
   cold_log_[inst->cold].download = now - inst->stage_since;
   Fn& fn = *inst->fn;
   auto& host = *hosts_[static_cast<std::size_t>(inst->loc.host)];
-  // The bytes now sit in host memory; they stay cached in spare memory after the cold start.
-  host.cache.insert(fn.spec.model, fn.bytes, host.cache_capacity());
-  const Time load = fn.model->cold_start ? ceil_seconds(fn.model->cold_start->load_s.value)
-                                         : transfer_time(fn.bytes, config_.load_bps);
+  // The bytes now sit in host memory; they stay cached in spare memory after the cold start
+  // (a part's bytes are not the model: cached only after model completion).
+  if (inst->part < 0) host.cache.insert(fn.spec.model, fn.bytes, host.cache_capacity());
+  const Time load = inst->skip_load        ? Time::zero()
+                    : inst->load_s >= 0    ? ceil_seconds(inst->load_s)
+                    : fn.model->cold_start ? ceil_seconds(fn.model->cold_start->load_s.value)
+                                           : transfer_time(fn.bytes, config_.load_bps);
   inst->stage = "load";
   inst->stage_since = now;
   inst->timer = sim_.schedule_in(load, [this, id] { load_done(id); });
@@ -919,7 +1191,7 @@ void ServerlessPlatform::load_done(InstanceId id) {
   inst->stage_since = now;
   // CPU functions have no device copy.
   const Time copy =
-      inst->fn->spec.gpu ? transfer_time(inst->fn->bytes, config_.pcie_bps) : Time::zero();
+      inst->fn->spec.gpu ? transfer_time(inst->bytes, config_.pcie_bps) : Time::zero();
   inst->timer = sim_.schedule_in(copy, [this, id] { copy_done(id); });
 }
 
@@ -936,6 +1208,10 @@ void ServerlessPlatform::copy_done(InstanceId id) {
   inst->state_since = inst->ready_at = inst->idle_since = now;
   if (inst->stop_after_batch || !hosts_[static_cast<std::size_t>(inst->loc.host)]->available) {
     terminate(*inst);
+    return;
+  }
+  if (inst->part >= 0) {
+    part_ready(*inst);
     return;
   }
   became_idle(*inst);
@@ -969,7 +1245,26 @@ void ServerlessPlatform::stop(Inst& inst) {
 
 void ServerlessPlatform::terminate(Inst& inst) {
   const Time now = sim_.now();
+  if (inst.part >= 0) {
+    // A partitioned replica lives and dies as a whole: the other parts go too.
+    std::vector<InstanceId> group;
+    const InstanceId hid = inst.part == 0 ? inst.id : inst.head;
+    if (Inst* h = find(hid)) {
+      group = h->members;
+      group.push_back(hid);
+      h->members.clear();
+    }
+    inst.part = -1;
+    for (const InstanceId id : group) {
+      Inst* g = find(id);
+      if (g == nullptr || g == &inst) continue;
+      g->part = -1;
+      g->members.clear();
+      terminate(*g);
+    }
+  }
   inst.timer.cancel();
+  inst.admit.cancel();
   if (inst.transfer && transfers_) transfers_->cancel(*inst.transfer);
   for (auto it = downloads_.begin(); it != downloads_.end();) {
     auto& w = it->second->waiters;
@@ -1028,6 +1323,9 @@ policy::InstanceView ServerlessPlatform::view_of(const Inst& i) const {
   v.state_since = i.state_since;
   v.batches = i.batches;
   v.batch_latency_s = i.batch_latency_s;
+  v.partition = i.part;
+  v.partitions = i.parts;
+  v.partition_head = i.part > 0 ? i.head : (i.part == 0 ? i.id : 0);
   return v;
 }
 
@@ -1110,6 +1408,7 @@ policy::PlatformView ServerlessPlatform::view() const {
     fv.fbr = f->model != nullptr && f->model->gpu && f->model->gpu->fbr ? f->model->gpu->fbr->value
                                                                         : 0.0;
     if (f->model != nullptr && f->model->gpu) fv.rdf = f->model->gpu->rdf;
+    fv.layers = f->layers;
     for (const InstanceId id : f->instances) {
       switch (instances_.at(id)->state) {
         case InstanceState::kColdStarting:
@@ -1177,7 +1476,9 @@ void ServerlessPlatform::apply(const policy::Decisions& d) {
     Fn& fn = *fns_[s.function];
     const auto config = s.config.value_or(fn.spec.config);
     for (int k = 0; k < s.count; ++k) {
-      if (!start_instance(fn, config, s.location, pv)) break;
+      const bool ok = s.partition ? start_partitioned(fn, config, *s.partition, pv)
+                                  : start_instance(fn, config, s.location, pv, s.warm);
+      if (!ok) break;
     }
   }
 }

@@ -170,9 +170,18 @@ class ServerlessPlatform final : public Platform {
   void finish_batch(policy::InstanceId id, std::uint64_t batch_serial,
                     const gpu::JobResult& result);
   void became_idle(Inst& inst);
+  struct PartSetup;
   bool start_instance(Fn& fn, const policy::InstanceConfig& config,
-                      const std::optional<policy::Location>& location, policy::PlatformView& pv);
-  bool fits(const Fn& fn, const policy::InstanceConfig& config, const policy::Location& loc) const;
+                      const std::optional<policy::Location>& location, policy::PlatformView& pv,
+                      bool warm = false, const PartSetup* part = nullptr);
+  bool start_partitioned(Fn& fn, const policy::InstanceConfig& config,
+                         const policy::PartitionSpec& spec, policy::PlatformView& pv);
+  void part_ready(Inst& inst);
+  void complete_model(policy::InstanceId head);
+  void finish_pipelined(policy::InstanceId head, std::vector<Request> batch, Time dispatch,
+                        Time avail, Time ready_at, int device);
+  bool fits(const Fn& fn, const policy::InstanceConfig& config, const policy::Location& loc,
+            double bytes) const;
   /// Start (GB units of the cGPU cycle) of the first free window of m_gb on `loc`, if any.
   [[nodiscard]] std::optional<double> time_slice_window(const Fn& fn, const policy::Location& loc,
                                                         double m_gb) const;

@@ -28,6 +28,13 @@ struct SourceChoice {
   /// share one chain source -> host_1 -> host_2 -> ... (hosts in the order their cold starts
   /// began; several instances on one host share its delivery) instead of separate downloads.
   bool chain = false;
+  /// kLocalMemory: the host keeps the model loaded (deserialised tensors in process memory,
+  /// Flashpoint §5.2.2, Fig. 5.3a), so the load stage is skipped and only the copy to the GPU
+  /// remains. false: the cached bytes are loaded again (Atoll keeps only the model data).
+  bool loaded = false;
+  /// kStore or kRemoteHost without a chain: join a download of the same model to the same host
+  /// already in flight (download sharing, Flashpoint §5.2.4). false: a download of its own.
+  bool share = true;
 };
 
 class ColdStartSourcing : public Policy {

@@ -14,6 +14,16 @@
 
 namespace sim::policy {
 
+/// A partitioned replica (Flashpoint thesis §4.2): the model's layers split after the listed
+/// layer indices (ascending) into cut_after.size() + 1 parts, one GPU each, that cold-start in
+/// parallel and then serve requests as one pipeline. With `complete` (model completion,
+/// §4.2.5) every part keeps loading the rest of the model once the replica is ready and the
+/// replica then becomes that many full instances.
+struct PartitionSpec {
+  std::vector<int> cut_after;
+  bool complete = true;
+};
+
 /// Start `count` instances of a function. Without `config` the function's default is used;
 /// without `location` the placement policy chooses.
 struct StartInstance {
@@ -21,6 +31,12 @@ struct StartInstance {
   int count = 1;
   std::optional<InstanceConfig> config;
   std::optional<Location> location;
+  /// Start warm: no cold start (the instance is idle at once and its host keeps the model's
+  /// bytes). For planners that set up a steady state at time zero; not counted as cold starts.
+  bool warm = false;
+  /// Start partitioned replicas instead (each takes cut_after.size() + 1 GPUs, every part placed
+  /// by the placement policy; `location` and `warm` do not apply). The model needs layers.
+  std::optional<PartitionSpec> partition = std::nullopt;
 };
 
 /// Stop an instance: idle or cold-starting ones stop now, busy ones after their batch.

@@ -54,6 +54,14 @@ struct Location {
   friend bool operator==(const Location&, const Location&) = default;
 };
 
+/// One layer of a model with a per-layer profile (Flashpoint §4.1.3), in the platform's terms:
+/// what a partitioned replica's part costs per layer.
+struct LayerView {
+  double cold_start_s = 0.0;  ///< download from the store + load + copy of this layer alone
+  double exec_s = 0.0;        ///< warm execution (batch 1)
+  double transfer_s = 0.0;    ///< sending its output to the next part (host-to-host rate)
+};
+
 struct InstanceView {
   InstanceId id = 0;
   std::uint32_t function = 0;
@@ -67,6 +75,12 @@ struct InstanceView {
   /// (its GPU, slice or cores): what rate-split dispatchers weigh by. 0 when the model's
   /// profile cannot predict that unit.
   double batch_latency_s = 0.0;
+  /// Partitioned replicas (Flashpoint §4.2): the part index (0 = the head, which takes the
+  /// requests) and the number of parts; -1 / 1 for a full instance. `partition_head` is the
+  /// head's id (stopping the head stops every part).
+  int partition = -1;
+  int partitions = 1;
+  InstanceId partition_head = 0;
 };
 
 struct FunctionView {
@@ -91,6 +105,8 @@ struct FunctionView {
   /// The model's resource deficiency factor per MIG profile name (Protean §3: solo time on the
   /// slice / solo time on 7g), empty when its profile has none.
   std::map<std::string, double> rdf{};
+  /// Per-layer costs when the model has a layer profile (else empty), for partitioning.
+  std::vector<LayerView> layers;
   int cold_starting = 0;
   int idle = 0;
   int busy = 0;  ///< busy + draining

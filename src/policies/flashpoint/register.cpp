@@ -2,8 +2,234 @@
 
 #include "sim/policy/flashpoint/register.hpp"
 
+#include "sim/config/schema.hpp"
+#include "sim/policy/flashpoint/autoscalers.hpp"
+#include "sim/policy/flashpoint/locality.hpp"
+#include "sim/policy/flashpoint/warm_pool.hpp"
+
 namespace sim::policy::flashpoint {
 
-void register_policies(PolicyRegistry& /*registry*/) {}
+using config::ParamType;
+using nlohmann::json;
+
+namespace {
+
+std::shared_ptr<config::Schema> schema(const char* category, const char* name, const char* doc) {
+  return std::make_shared<config::Schema>(std::string(category) + "/" + name, doc);
+}
+
+/// Parameters every Flashpoint autoscaler shares.
+void add_limits(config::Schema& s) {
+  s.add("min_replicas", ParamType::kInteger).def(0).at_least(0).doc("per function");
+  s.add("max_replicas", ParamType::kInteger).def(1600).at_least(0).doc("per function");
+  s.add("scale_down_window", ParamType::kDuration)
+      .def("60s")
+      .at_least(0)
+      .doc(
+          "scale-down stabilisation: replicas are removed only down to the largest count "
+          "desired within this window (assumption: the thesis gives no value)");
+  s.add("decision_time", ParamType::kDuration)
+      .def("0s")
+      .at_least(0)
+      .doc("compute time of each decision, charged with the platform's charge_decision_time");
+  s.add("partitioning", ParamType::kBool)
+      .def(false)
+      .doc(
+          "model partitioning (MP, thesis §4.2): scale-ups use the precalculated plan for the "
+          "expected requests of eq. 4.14 (models with a layer profile)");
+  s.add("max_partitions", ParamType::kInteger)
+      .def(0)
+      .at_least(0)
+      .doc("largest number of parts of a replica; 0: the model's layer count (§4.2.2)");
+  s.add("max_x", ParamType::kInteger)
+      .def(3000)
+      .at_least(1)
+      .doc("requests x up to which plans are precalculated (§4.2.2: X = 3000)");
+  s.add("model_completion", ParamType::kBool)
+      .def(true)
+      .doc("partitioned replicas load the rest of the model and become full ones (§4.2.5)");
+}
+
+PartitioningOptions partitioning(const json& p) {
+  PartitioningOptions o;
+  o.enabled = p.at("partitioning").get<bool>();
+  o.max_partitions = p.at("max_partitions").get<int>();
+  o.max_x = p.at("max_x").get<long>();
+  o.complete = p.at("model_completion").get<bool>();
+  return o;
+}
+
+ScalingLimits limits(const json& p) {
+  ScalingLimits l;
+  l.min_replicas = p.at("min_replicas").get<int>();
+  l.max_replicas = p.at("max_replicas").get<int>();
+  l.scale_down_window = config::get_duration(p, "scale_down_window");
+  l.decision_time = config::get_duration(p, "decision_time");
+  return l;
+}
+
+PolicyKind tsk() {
+  const char* doc =
+      "TSK (TorchServe on Kubernetes, Flashpoint thesis §3.1): HPA on queue latency, desired = "
+      "ceil(replicas * head-of-line wait / target), unchanged within 10% of the target.";
+  auto s = schema(kAutoscaler, "tsk", doc);
+  s->add("target_queue_latency_s", ParamType::kNumber)
+      .def(7.0)
+      .at_least(1e-3)
+      .doc("queue latency target in seconds (thesis default 7 s); the resource threshold");
+  add_limits(*s);
+  return {kAutoscaler, "tsk", doc, s, [](const json& p, PolicyContext) -> std::unique_ptr<Policy> {
+            return std::make_unique<QueueLatencyAutoscaler>(
+                limits(p), p.at("target_queue_latency_s").get<double>(), partitioning(p));
+          }};
+}
+
+PolicyKind atl() {
+  const char* doc =
+      "ATL (Atoll, Flashpoint thesis §3.1, §8.1.2): desired = ceil(p99 of the per-tick arrival "
+      "rate over a window * average execution time / target_utilisation).";
+  auto s = schema(kAutoscaler, "atl", doc);
+  s->add("target_utilisation", ParamType::kNumber)
+      .def(1.0)
+      .at_least(0.01)
+      .at_most(10.0)
+      .doc("divides the concurrency the percentile rate needs; the resource threshold");
+  s->add("window", ParamType::kDuration).def("60s").at_least(1e-3).doc("rate history kept");
+  s->add("percentile", ParamType::kNumber).def(99.0).at_least(1.0).at_most(100.0).doc("of rates");
+  add_limits(*s);
+  return {kAutoscaler, "atl", doc, s, [](const json& p, PolicyContext) -> std::unique_ptr<Policy> {
+            return std::make_unique<ArrivalPercentileAutoscaler>(
+                limits(p), p.at("target_utilisation").get<double>(),
+                config::get_duration(p, "window"), p.at("percentile").get<double>(),
+                partitioning(p));
+          }};
+}
+
+PolicyKind owk() {
+  const char* doc =
+      "OWK (OpenWhisk on Kubernetes, Flashpoint thesis §3.1): HPA on GPU utilisation, desired = "
+      "ceil(sum of ready replicas' busy fractions / target); cold-starting replicas count 0%.";
+  auto s = schema(kAutoscaler, "owk", doc);
+  s->add("target_utilisation", ParamType::kNumber)
+      .def(0.6)
+      .at_least(0.01)
+      .at_most(1.0)
+      .doc("GPU utilisation target (thesis default 60%); the resource threshold");
+  s->add("window", ParamType::kDuration)
+      .def("15s")
+      .at_least(1e-3)
+      .doc("busy fractions sampled at every tick are averaged over this window");
+  add_limits(*s);
+  return {kAutoscaler, "owk", doc, s, [](const json& p, PolicyContext) -> std::unique_ptr<Policy> {
+            return std::make_unique<UtilisationAutoscaler>(
+                limits(p), p.at("target_utilisation").get<double>(),
+                config::get_duration(p, "window"), partitioning(p));
+          }};
+}
+
+PolicyKind sm() {
+  const char* doc =
+      "SM* (SageMaker target tracking, Flashpoint thesis §3.1): desired = ceil(invocations per "
+      "minute / target invocations per instance).";
+  auto s = schema(kAutoscaler, "sm", doc);
+  s->add("target_invocations", ParamType::kNumber)
+      .def(0.0)
+      .at_least(0.0)
+      .doc(
+          "invocations per instance per minute; 0: 0.5 * 60 / execution time (AWS's safety "
+          "factor 0.5); the resource threshold");
+  s->add("window", ParamType::kInteger)
+      .def(1)
+      .at_least(0)
+      .at_most(16)
+      .doc("which of the platform's rate_windows gives the invocation rate (1: 60 s by default)");
+  add_limits(*s);
+  return {kAutoscaler, "sm", doc, s, [](const json& p, PolicyContext) -> std::unique_ptr<Policy> {
+            return std::make_unique<InvocationsAutoscaler>(
+                limits(p), p.at("target_invocations").get<double>(), p.at("window").get<int>(),
+                partitioning(p));
+          }};
+}
+
+PolicyKind locality_greedy() {
+  const char* doc =
+      "Flashpoint Listing 5.1: GPUs on hosts that hold the model first, then one GPU per host "
+      "new to the model, then any GPU with room.";
+  auto s = schema(kPlacement, "locality-greedy", doc);
+  return {kPlacement, "locality-greedy", doc, s,
+          [](const json&, PolicyContext) -> std::unique_ptr<Policy> {
+            return std::make_unique<LocalityPlacement>(true);
+          }};
+}
+
+PolicyKind cache_affinity() {
+  const char* doc =
+      "Atoll / GPU-enabled FaaS (Flashpoint §8.2.2): GPUs on hosts that hold the model first, "
+      "then the first GPU with room.";
+  auto s = schema(kPlacement, "cache-affinity", doc);
+  return {kPlacement, "cache-affinity", doc, s,
+          [](const json&, PolicyContext) -> std::unique_ptr<Policy> {
+            return std::make_unique<LocalityPlacement>(false);
+          }};
+}
+
+PolicyKind hierarchical() {
+  const char* doc =
+      "Flashpoint hierarchical sourcing (§5.2.2): local host memory, then a remote host's "
+      "memory (senders mapped evenly to receivers), then the cloud store; optional chained "
+      "multicast (§6.2) and download sharing (§5.2.4).";
+  auto s = schema(kColdStartSourcing, "hierarchical", doc);
+  s->add("local", ParamType::kChoice)
+      .def("loaded")
+      .one_of({"off", "bytes", "loaded"})
+      .doc(
+          "the host's own copy: off (never used: Baseline), bytes (downloads skipped, the model "
+          "is loaded again: Atoll), loaded (only the copy to the GPU remains: GPU-enabled FaaS, "
+          "Flashpoint)");
+  s->add("remote", ParamType::kBool).def(true).doc("source from another host's memory (LC)");
+  s->add("chain", ParamType::kBool)
+      .def(false)
+      .doc("chained multicast from the store or a sender host (MC)");
+  s->add("share", ParamType::kBool)
+      .def(true)
+      .doc("join a download of the same model to the same host in flight");
+  return {kColdStartSourcing, "hierarchical", doc, s,
+          [](const json& p, PolicyContext) -> std::unique_ptr<Policy> {
+            HierarchicalSourcing::Config c;
+            const auto local = p.at("local").get<std::string>();
+            c.local = local == "off"     ? HierarchicalSourcing::Local::kOff
+                      : local == "bytes" ? HierarchicalSourcing::Local::kBytes
+                                         : HierarchicalSourcing::Local::kLoaded;
+            c.remote = p.at("remote").get<bool>();
+            c.chain = p.at("chain").get<bool>();
+            c.share = p.at("share").get<bool>();
+            return std::make_unique<HierarchicalSourcing>(c);
+          }};
+}
+
+PolicyKind warm_pool() {
+  const char* doc =
+      "Starts `instances` warm replicas of every GPU function at time zero (no cold start), so "
+      "that runs begin in a steady state.";
+  auto s = schema(kPlanner, "warm-pool", doc);
+  s->add("instances", ParamType::kInteger).def(1).at_least(0).at_most(100000).doc("per function");
+  return {kPlanner, "warm-pool", doc, s,
+          [](const json& p, PolicyContext) -> std::unique_ptr<Policy> {
+            return std::make_unique<WarmPoolPlanner>(p.at("instances").get<int>());
+          }};
+}
+
+}  // namespace
+
+void register_policies(PolicyRegistry& registry) {
+  registry.add(tsk());
+  registry.add(atl());
+  registry.add(owk());
+  registry.add(sm());
+  registry.add(locality_greedy());
+  registry.add(cache_affinity());
+  registry.add(hierarchical());
+  registry.add(warm_pool());
+}
 
 }  // namespace sim::policy::flashpoint

@@ -1,0 +1,145 @@
+#pragma once
+/// The four autoscalers the Flashpoint thesis uses as a controlled variable (§3.1, §8.4):
+/// TSK (TorchServe on Kubernetes: queue latency), ATL (Atoll: 99th-percentile arrival rate x
+/// average execution time), OWK (OpenWhisk on Kubernetes: GPU utilisation) and SM* (SageMaker:
+/// invocations per instance). Each computes a desired replica count per function; a common
+/// base turns it into starts and stops, with a scale-down stabilisation window. Each exposes
+/// one threshold (`threshold_name()`) so that `dcsim calibrate` can match runs on resources.
+
+#include <deque>
+#include <map>
+#include <string>
+#include <utility>
+
+#include "sim/policy/autoscaler.hpp"
+#include "sim/policy/flashpoint/partitioning.hpp"
+
+namespace sim::policy::flashpoint {
+
+struct ScalingLimits {
+  int min_replicas = 0;
+  int max_replicas = 1600;
+  /// Scale-down stabilisation: the replica count applied is the largest desired count of this
+  /// window (Kubernetes HPA / SageMaker scale-in cooldown; the thesis gives no value).
+  Time scale_down_window = seconds(60);
+  /// Charged to simulated time with the platform's charge_decision_time (thesis §3.1: actions
+  /// take effect after the wall time of the decision).
+  Time decision_time;
+};
+
+/// Model partitioning in the autoscaler (§4.2.6): a scale-up by n replicas uses the
+/// precalculated plan for E(x) (eq. 4.14) with at most n partitions: floor(n / p) partitioned
+/// replicas of p parts (the rest full); scale-down evicts partitioned replicas first, the
+/// ones with most GPUs first.
+struct PartitioningOptions {
+  bool enabled = false;
+  int max_partitions = 0;  ///< 0: the number of layers (§4.2.2)
+  long max_x = 3000;       ///< X of §4.2.2
+  bool complete = true;    ///< model completion (§4.2.5)
+};
+
+/// Desired count -> Decisions. Stops idle instances first, then cold-starting ones, then busy
+/// ones (they drain), newest first within each group.
+class ReplicaAutoscaler : public Autoscaler {
+ public:
+  explicit ReplicaAutoscaler(ScalingLimits limits, PartitioningOptions mp = {})
+      : limits_(limits), mp_(mp) {}
+  Decisions decide(const PlatformView& view) final;
+  /// The metric's desired replica count before limits and stabilisation (for tests).
+  virtual int desired(const FunctionView& f, const PlatformView& view) = 0;
+
+ private:
+  void scale_up(const FunctionView& f, int n, int ready, Decisions& d);
+  ScalingLimits limits_;
+  PartitioningOptions mp_;
+  std::map<std::uint32_t, std::deque<std::pair<Time, int>>> history_;  ///< by function
+  std::map<std::uint32_t, PlanTable> plans_;                           ///< by function
+};
+
+/// Counts used by the HPA-style rules: live (not draining) instances, each part of a
+/// partitioned replica counted (one GPU each), and ready (idle or busy) ones, where a
+/// partitioned replica counts once, by its head.
+struct ReplicaCounts {
+  int live = 0;
+  int ready = 0;
+  int busy = 0;
+};
+ReplicaCounts count_replicas(const PlatformView& view, std::uint32_t function);
+
+/// TSK: Kubernetes HPA on TorchServe's queue latency, desired = ceil(current * latency /
+/// target) (the HPA rule), with the head-of-line wait as the queue latency; default target 7 s
+/// (thesis §3.1). A 10% tolerance around the target leaves the count unchanged (HPA default).
+class QueueLatencyAutoscaler final : public ReplicaAutoscaler {
+ public:
+  QueueLatencyAutoscaler(ScalingLimits limits, double target_s, PartitioningOptions mp = {})
+      : ReplicaAutoscaler(limits, mp), target_s_(target_s) {}
+  int desired(const FunctionView& f, const PlatformView& view) override;
+
+ private:
+  double target_s_;
+};
+
+/// ATL: the 99th percentile of the per-tick arrival rate over `window`, times the average
+/// execution time, divided by `target_utilisation` (1 = exactly the concurrency the p99 rate
+/// needs) (thesis §3.1, §8.1.2).
+class ArrivalPercentileAutoscaler final : public ReplicaAutoscaler {
+ public:
+  ArrivalPercentileAutoscaler(ScalingLimits limits, double target_utilisation, Time window,
+                              double percentile, PartitioningOptions mp = {})
+      : ReplicaAutoscaler(limits, mp),
+        target_(target_utilisation),
+        window_(window),
+        percentile_(percentile) {}
+  int desired(const FunctionView& f, const PlatformView& view) override;
+
+ private:
+  double target_;
+  Time window_;
+  double percentile_;
+  struct Series {
+    std::uint64_t last_arrivals = 0;
+    Time last;
+    bool started = false;
+    std::deque<std::pair<Time, double>> rates;
+  };
+  std::map<std::uint32_t, Series> series_;
+};
+
+/// OWK: Kubernetes HPA on GPU utilisation (the thesis replaces CPU by GPU utilisation), target
+/// 60%: desired = ceil(sum of the ready instances' busy fractions / target); instances still
+/// cold-starting count as 0% (HPA's rule for unready pods), so one step grows the count at most
+/// 1/target-fold (the thesis: about two times). Busy fractions are sampled at every tick and
+/// averaged over `window`.
+class UtilisationAutoscaler final : public ReplicaAutoscaler {
+ public:
+  UtilisationAutoscaler(ScalingLimits limits, double target, Time window,
+                        PartitioningOptions mp = {})
+      : ReplicaAutoscaler(limits, mp), target_(target), window_(window) {}
+  int desired(const FunctionView& f, const PlatformView& view) override;
+
+ private:
+  double target_;
+  Time window_;
+  std::map<std::uint32_t, std::deque<std::pair<Time, double>>> samples_;  ///< busy fraction
+};
+
+/// SM*: SageMaker target tracking on InvocationsPerInstance (per minute): desired =
+/// ceil(invocations per minute / target). target 0: half of one instance's capacity,
+/// 0.5 * 60 / execution time (AWS's recommended safety factor 0.5).
+class InvocationsAutoscaler final : public ReplicaAutoscaler {
+ public:
+  InvocationsAutoscaler(ScalingLimits limits, double target_per_minute, int window,
+                        PartitioningOptions mp = {})
+      : ReplicaAutoscaler(limits, mp), target_(target_per_minute), window_(window) {}
+  int desired(const FunctionView& f, const PlatformView& view) override;
+
+ private:
+  double target_;
+  int window_;
+};
+
+/// The scenario key of each autoscaler's resource threshold (for `dcsim calibrate`): "tsk" ->
+/// "target_queue_latency", ... Empty for an unknown type.
+std::string threshold_name(const std::string& autoscaler_type);
+
+}  // namespace sim::policy::flashpoint

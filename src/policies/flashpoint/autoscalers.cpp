@@ -1,0 +1,185 @@
+#include "sim/policy/flashpoint/autoscalers.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+namespace sim::policy::flashpoint {
+
+ReplicaCounts count_replicas(const PlatformView& view, std::uint32_t function) {
+  ReplicaCounts c;
+  for (const auto& i : view.instances) {
+    if (i.function != function || i.state == InstanceState::kDraining ||
+        i.state == InstanceState::kTerminated) {
+      continue;
+    }
+    ++c.live;
+    if (i.partition > 0) continue;  // a replica's other parts: counted by its head
+    if (i.state == InstanceState::kIdle || i.state == InstanceState::kBusy) ++c.ready;
+    if (i.state == InstanceState::kBusy) ++c.busy;
+  }
+  return c;
+}
+
+Decisions ReplicaAutoscaler::decide(const PlatformView& view) {
+  Decisions d;
+  d.compute_time = limits_.decision_time;
+  for (const auto& f : view.functions) {
+    if (!f.gpu) continue;
+    int want = desired(f, view);
+    want = std::clamp(want, limits_.min_replicas, limits_.max_replicas);
+    if (f.queue_length > 0) want = std::max(want, std::min(1, limits_.max_replicas));
+    // Stabilisation: scale down only to the largest count desired within the window.
+    const ReplicaCounts c = count_replicas(view, f.id);
+    auto& h = history_[f.id];
+    // The first window starts from the replicas found (HPA seeds its recommendations with the
+    // current count), so a run that begins with warm replicas does not drop them at once.
+    if (h.empty()) h.emplace_back(view.now, c.live);
+    h.emplace_back(view.now, want);
+    while (!h.empty() && h.front().first < view.now - limits_.scale_down_window)
+      h.pop_front();
+    int applied = want;
+    for (const auto& [t, n] : h)
+      applied = std::max(applied, n);
+    if (applied > c.live) {
+      scale_up(f, applied - c.live, c.ready, d);
+      continue;
+    }
+    int surplus = c.live - applied;
+    if (surplus <= 0) continue;
+    // §4.2.6: partitioned replicas first (lower service rate), most GPUs first, while they
+    // fit in what is to be removed.
+    std::vector<std::pair<int, InstanceId>> heads;
+    for (const auto& i : view.instances) {
+      if (i.function == f.id && i.partition == 0 && i.state != InstanceState::kDraining) {
+        heads.emplace_back(-i.partitions, i.id);
+      }
+    }
+    std::sort(heads.begin(), heads.end());
+    for (const auto& [neg_parts, id] : heads) {
+      if (-neg_parts > surplus) continue;
+      d.stop.push_back({id});
+      surplus += neg_parts;
+    }
+    for (const auto state :
+         {InstanceState::kIdle, InstanceState::kColdStarting, InstanceState::kBusy}) {
+      for (auto it = view.instances.rbegin(); it != view.instances.rend() && surplus > 0; ++it) {
+        if (it->function != f.id || it->state != state || it->partition >= 0) continue;
+        d.stop.push_back({it->id});
+        --surplus;
+      }
+    }
+  }
+  return d;
+}
+
+void ReplicaAutoscaler::scale_up(const FunctionView& f, int n, int ready, Decisions& d) {
+  StartInstance full{f.id, n, std::nullopt, std::nullopt};
+  if (!mp_.enabled || f.layers.empty() || n < 2) {
+    d.start.push_back(full);
+    return;
+  }
+  auto it = plans_.find(f.id);
+  if (it == plans_.end()) {
+    // §4.2.2: precalculated once per model (worst-case, non-local costs).
+    std::vector<LayerCost> layers;
+    layers.reserve(f.layers.size());
+    for (const auto& l : f.layers)
+      layers.push_back({l.cold_start_s, l.exec_s, l.transfer_s, 0.0});
+    const int top = mp_.max_partitions > 0 ? mp_.max_partitions : static_cast<int>(layers.size());
+    it = plans_.emplace(f.id, precalculate_plans(layers, top, mp_.max_x)).first;
+  }
+  // Eq. 4.14: x = q_l + (lambda - mu) * C(1), with mu the ready replicas' service rate.
+  double full_cold = 0.0;
+  for (const auto& l : f.layers)
+    full_cold += l.cold_start_s;
+  const double per_request_s = f.batch_latency_s / std::max(1, f.config.max_batch);
+  const double mu = per_request_s > 0 ? ready / per_request_s : 0.0;
+  const double lambda = f.arrival_rate.empty() ? 0.0 : f.arrival_rate.front();
+  const double x = expected_requests(static_cast<double>(f.queue_length), lambda, mu, full_cold);
+  const long xr = std::clamp(static_cast<long>(std::llround(x)), 1L, mp_.max_x);
+  const PlanCosts& plan = it->second.lookup(xr, n);
+  const int p = plan.partitions();
+  if (p < 2) {
+    d.start.push_back(full);
+    return;
+  }
+  StartInstance part{f.id, n / p, std::nullopt, std::nullopt};
+  part.partition = PartitionSpec{plan.cut_after, mp_.complete};
+  d.start.push_back(part);
+  if (n % p > 0) d.start.push_back({f.id, n % p, std::nullopt, std::nullopt});
+}
+
+// Kubernetes HPA: desired = ceil(current * metric / target), unchanged within 10% of target.
+int QueueLatencyAutoscaler::desired(const FunctionView& f, const PlatformView& view) {
+  const ReplicaCounts c = count_replicas(view, f.id);
+  const double latency = f.oldest_wait.to_seconds();
+  const double ratio = latency / target_s_;
+  if (std::abs(ratio - 1.0) <= 0.1) return c.live;
+  return static_cast<int>(std::ceil(static_cast<double>(std::max(c.live, 1)) * ratio - 1e-9));
+}
+
+int ArrivalPercentileAutoscaler::desired(const FunctionView& f, const PlatformView& view) {
+  auto& s = series_[f.id];
+  if (s.started && view.now > s.last) {
+    const double dt = (view.now - s.last).to_seconds();
+    s.rates.emplace_back(view.now, static_cast<double>(f.arrivals - s.last_arrivals) / dt);
+  }
+  s.started = true;
+  s.last = view.now;
+  s.last_arrivals = f.arrivals;
+  while (!s.rates.empty() && s.rates.front().first <= view.now - window_)
+    s.rates.pop_front();
+  if (s.rates.empty()) return count_replicas(view, f.id).live;  // no rate measured yet
+  std::vector<double> r;
+  r.reserve(s.rates.size());
+  for (const auto& [t, v] : s.rates)
+    r.push_back(v);
+  // Nearest-rank percentile.
+  std::sort(r.begin(), r.end());
+  const auto rank = static_cast<std::size_t>(
+      std::ceil(percentile_ / 100.0 * static_cast<double>(r.size())) - 1.0);
+  const double p = r[std::min(rank, r.size() - 1)];
+  const double per_request_s = f.batch_latency_s / std::max(1, f.config.max_batch);
+  return static_cast<int>(std::ceil(p * per_request_s / target_ - 1e-9));
+}
+
+int UtilisationAutoscaler::desired(const FunctionView& f, const PlatformView& view) {
+  const ReplicaCounts c = count_replicas(view, f.id);
+  auto& s = samples_[f.id];
+  if (c.ready > 0) {
+    s.emplace_back(view.now, static_cast<double>(c.busy) / static_cast<double>(c.ready));
+  }
+  while (!s.empty() && s.front().first <= view.now - window_)
+    s.pop_front();
+  if (c.ready == 0) return c.live;  // no metric yet: keep what is starting
+  double mean = 0.0;
+  for (const auto& [t, u] : s)
+    mean += u;
+  mean /= static_cast<double>(s.size());
+  // Unready (cold-starting) pods count as 0% utilisation.
+  const double sum = mean * static_cast<double>(c.ready);
+  const double ratio = sum / (target_ * static_cast<double>(c.live));
+  if (std::abs(ratio - 1.0) <= 0.1) return c.live;
+  return static_cast<int>(std::ceil(sum / target_ - 1e-9));
+}
+
+int InvocationsAutoscaler::desired(const FunctionView& f, const PlatformView& /*view*/) {
+  const std::size_t w = std::min<std::size_t>(
+      static_cast<std::size_t>(window_), f.arrival_rate.empty() ? 0 : f.arrival_rate.size() - 1);
+  const double rate = f.arrival_rate.empty() ? 0.0 : f.arrival_rate[w];
+  const double per_request_s = f.batch_latency_s / std::max(1, f.config.max_batch);
+  const double target =
+      target_ > 0 ? target_ : (per_request_s > 0 ? 0.5 * 60.0 / per_request_s : 1.0);
+  return static_cast<int>(std::ceil(rate * 60.0 / target - 1e-9));
+}
+
+std::string threshold_name(const std::string& type) {
+  if (type == "tsk") return "target_queue_latency_s";
+  if (type == "atl") return "target_utilisation";
+  if (type == "owk") return "target_utilisation";
+  if (type == "sm") return "target_invocations";
+  return "";
+}
+
+}  // namespace sim::policy::flashpoint
