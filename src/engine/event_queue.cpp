@@ -11,6 +11,9 @@ namespace sim {
 namespace {
 constexpr std::uint64_t kSlotMask = (std::uint64_t{1} << 24) - 1;
 constexpr int kPhaseShift = 62;
+// Phase bits 3 (no event's phase) mark a free slot's tail.
+constexpr std::uint64_t kFreeTail = std::uint64_t{3} << kPhaseShift;
+constexpr std::uint32_t kNoSlot = ~std::uint32_t{0};
 constexpr int kSequenceShift = 24;
 // Stale (cancelled) entries are purged once they outnumber live ones by this margin, so a
 // pattern of scheduling and cancelling far-future events cannot grow the queue without bound.
@@ -56,29 +59,34 @@ EventQueue::EventQueue(int sequence_bits) : rungs_(kMaxRungs), sequence_bits_(se
   }
 }
 
-EventHandle EventQueue::push(Time t, EventCallback fn, EventPhase phase) {
-  if (!fn) throw std::invalid_argument("EventQueue::push: empty callback");
-  if (t < Time::zero()) {
-    throw std::invalid_argument("EventQueue::push: negative time " + to_string(t));
+void EventQueue::throw_negative_time(Time t) {
+  throw std::invalid_argument("EventQueue::push: negative time " + to_string(t));
+}
+
+void EventQueue::throw_empty_callback() {
+  throw std::invalid_argument("EventQueue::push: empty callback");
+}
+
+std::uint32_t EventQueue::acquire_slot() {
+  std::uint32_t slot = free_slot_;
+  if (slot != kNoSlot) {
+    free_slot_ = static_cast<std::uint32_t>(slots_[slot].tail);
+    return slot;
   }
-  std::uint32_t slot = 0;
-  if (!free_slots_.empty()) {
-    slot = free_slots_.back();
-    free_slots_.pop_back();
-  } else {
-    if (slots_.size() > kSlotMask) {
-      throw std::length_error("EventQueue: more than 16,777,216 events pending at once");
-    }
-    slot = static_cast<std::uint32_t>(slots_.size());
-    slots_.emplace_back();
+  if (slots_.size() > kSlotMask) {
+    throw std::length_error("EventQueue: more than 16,777,216 events pending at once");
   }
+  slot = static_cast<std::uint32_t>(slots_.size());
+  slots_.emplace_back();
+  return slot;
+}
+
+EventHandle EventQueue::commit(Time t, std::uint32_t slot, EventPhase phase) {
   if (next_sequence_ >> sequence_bits_ != 0) renumber();
   const std::uint64_t tail = (static_cast<std::uint64_t>(phase) << kPhaseShift) |
                              (next_sequence_++ << kSequenceShift) | slot;
   Slot& s = slots_[slot];
-  s.fn = std::move(fn);
   s.tail = tail;
-  s.live = true;
   insert((static_cast<Key>(static_cast<std::uint64_t>(t.ns())) << 64) | tail);
   ++live_;
   return {this, slot, s.generation};
@@ -166,7 +174,8 @@ void EventQueue::insert_bottom(Key k) {
 }
 
 bool EventQueue::is_pending(const EventHandle& h) const {
-  return h.queue_ == this && h.slot_ < slots_.size() && slots_[h.slot_].live &&
+  return h.queue_ == this && h.slot_ < slots_.size() &&
+         (slots_[h.slot_].tail & kFreeTail) != kFreeTail &&
          slots_[h.slot_].generation == h.generation_;
 }
 
@@ -183,8 +192,7 @@ bool EventQueue::cancel(const EventHandle& h) {
 
 bool EventQueue::is_stale(Key k) const {
   const auto tail = static_cast<std::uint64_t>(k);
-  const Slot& s = slots_[tail & kSlotMask];
-  return !s.live || s.tail != tail;
+  return slots_[tail & kSlotMask].tail != tail;  // a free slot's tail matches no key
 }
 
 void EventQueue::bucket_add(Rung& r, std::size_t b, Key k) {
@@ -222,9 +230,9 @@ void EventQueue::bucket_take(Rung& r, std::size_t b, std::vector<Key>& out) {
 void EventQueue::release_slot(std::uint32_t slot) {
   Slot& s = slots_[slot];
   s.fn = nullptr;
-  s.live = false;
+  s.tail = kFreeTail | free_slot_;
   ++s.generation;  // old handles no longer match
-  free_slots_.push_back(slot);
+  free_slot_ = slot;
 }
 
 EventQueue::Rung& EventQueue::open_rung(std::uint64_t start, int shift, std::size_t nbuckets) {

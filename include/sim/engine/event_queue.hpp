@@ -26,21 +26,21 @@
 ///   flushed before any rung is consumed or built).
 ///   Stale (cancelled) entries are dropped when they reach Bottom's front, or by a purge once
 ///   they outnumber live ones by 2x + 1024 (so schedule+cancel cannot grow memory unboundedly).
-///   - callbacks live in a slot table beside the queue, reused through a free list.
+///   - callbacks (EventCallback, built in place) live in a slot table beside the queue, one
+///     cache line per slot, reused through a free list threaded through the free slots.
 /// Limits: at most 2^24 (16.7 million) events pending at once; when the 38-bit sequence
 /// counter runs out (after 2.7e11 events) the pending events are renumbered in their current
 /// order, which keeps every ordering guarantee.
 
 #include <cstddef>
 #include <cstdint>
-#include <functional>
+#include <utility>
 #include <vector>
 
+#include "sim/engine/event_callback.hpp"
 #include "sim/engine/time.hpp"
 
 namespace sim {
-
-using EventCallback = std::function<void()>;
 
 /// Phases order events that share a time; lower runs first. Most events use kDefault.
 enum class EventPhase : std::uint8_t { kEarly = 0, kDefault = 1, kLate = 2 };
@@ -74,8 +74,27 @@ class EventQueue {
   EventQueue(const EventQueue&) = delete;
   EventQueue& operator=(const EventQueue&) = delete;
 
-  /// Schedules `fn` at t >= 0. Throws std::length_error beyond 2^24 pending events.
-  EventHandle push(Time t, EventCallback fn, EventPhase phase = EventPhase::kDefault);
+  /// Schedules `fn` (any void() callable, e.g. a lambda or an EventCallback) at t >= 0.
+  /// Throws std::invalid_argument for a negative time or an empty callable (a null pointer, an
+  /// empty std::function) and std::length_error beyond 2^24 pending events. The callable is
+  /// built directly in its slot.
+  template <class F>
+  EventHandle push(Time t, F&& fn, EventPhase phase = EventPhase::kDefault) {
+    if (t < Time::zero()) throw_negative_time(t);
+    const std::uint32_t slot = acquire_slot();
+    EventCallback& cb = slots_[slot].fn;
+    try {
+      cb.assign(std::forward<F>(fn));
+    } catch (...) {
+      release_slot(slot);
+      throw;
+    }
+    if (!cb) {
+      release_slot(slot);
+      throw_empty_callback();
+    }
+    return commit(t, slot, phase);
+  }
   bool cancel(const EventHandle& h);
   [[nodiscard]] bool is_pending(const EventHandle& h) const;
 
@@ -112,11 +131,14 @@ class EventQueue {
  private:
   __extension__ using Key = unsigned __int128;
 
-  struct Slot {
-    EventCallback fn;
-    std::uint64_t tail = 0;        // low 64 bits of the key of the event held, if live
+  /// One cache line per pending event: popping reads the tail (is the entry stale?) and moves
+  /// the callback out, one miss at most.
+  struct alignas(64) Slot {
+    /// The low 64 bits of the key of the event held. A free slot has phase bits 3 (which no
+    /// key has, so every entry naming it is stale) and the next free slot in the low 32 bits.
+    std::uint64_t tail = std::uint64_t{3} << 62;
     std::uint32_t generation = 0;  // bumped whenever the slot is released
-    bool live = false;
+    EventCallback fn;
   };
 
   static constexpr std::uint32_t kNoChunk = ~std::uint32_t{0};
@@ -148,6 +170,12 @@ class EventQueue {
 
   static constexpr int kSlotBits = 24;
 
+  [[noreturn]] static void throw_negative_time(Time t);
+  [[noreturn]] static void throw_empty_callback();
+  /// Takes a free slot (growing the table if none is free); its callback is empty.
+  std::uint32_t acquire_slot();
+  /// Enqueues the event whose callback is already in `slot`.
+  EventHandle commit(Time t, std::uint32_t slot, EventPhase phase);
   [[nodiscard]] bool is_stale(Key k) const;
   void bucket_add(Rung& r, std::size_t b, Key k);
   /// Appends bucket b's keys to `out`, frees its chunks and empties it.
@@ -169,7 +197,7 @@ class EventQueue {
   void renumber();
 
   std::vector<Slot> slots_;
-  std::vector<std::uint32_t> free_slots_;
+  std::uint32_t free_slot_ = ~std::uint32_t{0};  // first free slot, linked through Slot::tail
 
   std::vector<Chunk> chunks_;
   std::uint32_t free_chunk_ = kNoChunk;  // free chunks linked through Chunk::next
