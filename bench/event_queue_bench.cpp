@@ -3,7 +3,7 @@
 // at now + Exp(1). The rate reported is events executed per second.
 //
 // The callbacks capture one pointer, as model code does (`[this] { ... }`), so they fit in
-// std::function's inline buffer and scheduling does not allocate.
+// EventCallback's inline storage and scheduling does not allocate.
 #include <benchmark/benchmark.h>
 
 #include "sim/engine/simulation.hpp"

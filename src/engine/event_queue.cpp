@@ -11,6 +11,9 @@ namespace sim {
 namespace {
 constexpr std::uint64_t kSlotMask = (std::uint64_t{1} << 24) - 1;
 constexpr int kPhaseShift = 62;
+// Phase bits 3 (no event's phase) mark a free slot's tail.
+constexpr std::uint64_t kFreeTail = std::uint64_t{3} << kPhaseShift;
+constexpr std::uint32_t kNoSlot = ~std::uint32_t{0};
 constexpr int kSequenceShift = 24;
 // Stale (cancelled) entries are purged once they outnumber live ones by this margin, so a
 // pattern of scheduling and cancelling far-future events cannot grow the queue without bound.
@@ -56,77 +59,68 @@ EventQueue::EventQueue(int sequence_bits) : rungs_(kMaxRungs), sequence_bits_(se
   }
 }
 
-EventHandle EventQueue::push(Time t, EventCallback fn, EventPhase phase) {
-  if (!fn) throw std::invalid_argument("EventQueue::push: empty callback");
-  if (t < Time::zero()) {
-    throw std::invalid_argument("EventQueue::push: negative time " + to_string(t));
+void EventQueue::throw_negative_time(Time t) {
+  throw std::invalid_argument("EventQueue::push: negative time " + to_string(t));
+}
+
+void EventQueue::throw_empty_callback() {
+  throw std::invalid_argument("EventQueue::push: empty callback");
+}
+
+std::uint32_t EventQueue::acquire_slot() {
+  std::uint32_t slot = free_slot_;
+  if (slot != kNoSlot) {
+    free_slot_ = static_cast<std::uint32_t>(slots_[slot].tail);
+    return slot;
   }
-  std::uint32_t slot = 0;
-  if (!free_slots_.empty()) {
-    slot = free_slots_.back();
-    free_slots_.pop_back();
-  } else {
-    if (slots_.size() > kSlotMask) {
-      throw std::length_error("EventQueue: more than 16,777,216 events pending at once");
-    }
-    slot = static_cast<std::uint32_t>(slots_.size());
-    slots_.emplace_back();
+  if (slots_.size() > kSlotMask) {
+    throw std::length_error("EventQueue: more than 16,777,216 events pending at once");
   }
+  slot = static_cast<std::uint32_t>(slots_.size());
+  slots_.emplace_back();
+  return slot;
+}
+
+EventHandle EventQueue::commit(Time t, std::uint32_t slot, EventPhase phase) {
   if (next_sequence_ >> sequence_bits_ != 0) renumber();
   const std::uint64_t tail = (static_cast<std::uint64_t>(phase) << kPhaseShift) |
                              (next_sequence_++ << kSequenceShift) | slot;
   Slot& s = slots_[slot];
-  s.fn = std::move(fn);
   s.tail = tail;
-  s.live = true;
   insert((static_cast<Key>(static_cast<std::uint64_t>(t.ns())) << 64) | tail);
   ++live_;
   return {this, slot, s.generation};
 }
 
-void EventQueue::insert(Key k) {
-  ++entries_;
-  const std::uint64_t t = key_time(k);
-  const std::uint64_t bottom_end =
-      rung_count_ > 0 ? rungs_[rung_count_ - 1].cur_start() : top_start_;
-  if (t < bottom_end) {
-    insert_bottom(k);
-    return;
+inline void EventQueue::add_to_bucket(Bucket& bucket, Key k) {
+  if (bucket.fill == kChunkKeys) {
+    std::uint32_t c = free_chunk_;
+    if (c != kNoChunk) {
+      free_chunk_ = chunks_[c].next;
+    } else {
+      c = static_cast<std::uint32_t>(chunks_.size());
+      chunks_.emplace_back();
+    }
+    chunks_[c].next = bucket.head;
+    bucket.head = c;
+    bucket.fill = 0;
   }
-  staged_[staged_count_++] = k;
-  if (staged_count_ == 16) flush_staged();
+  chunks_[bucket.head].keys[bucket.fill++] = k;
+}
+
+inline void EventQueue::bucket_add(Rung& r, std::size_t b, Key k) {
+  add_to_bucket(r.buckets[b], k);
+  ++r.count;
 }
 
 void EventQueue::flush_staged() {
-  // Prefetch every target bucket's head, then its first chunk, then add: the misses overlap.
-  for (std::size_t i = 0; i < staged_count_; ++i) {
-    const std::uint64_t t = key_time(staged_[i]);
-    for (std::size_t j = 0; j < rung_count_; ++j) {
-      const Rung& r = rungs_[j];
-      if (t >= r.cur_start() && t < top_start_) {
-        __builtin_prefetch(&r.heads[static_cast<std::size_t>((t - r.start) >> r.shift)]);
-        break;
-      }
-    }
-  }
-  for (std::size_t i = 0; i < staged_count_; ++i) {
-    const std::uint64_t t = key_time(staged_[i]);
-    for (std::size_t j = 0; j < rung_count_; ++j) {
-      const Rung& r = rungs_[j];
-      if (t >= r.cur_start() && t < top_start_) {
-        const std::uint32_t h = r.heads[static_cast<std::size_t>((t - r.start) >> r.shift)];
-        if (h != kNoChunk) __builtin_prefetch(&chunks_[h]);
-        break;
-      }
-    }
-  }
-  const std::size_t n = staged_count_;
+  for (std::size_t i = 0; i < staged_count_; ++i)
+    add_to_bucket(*staged_[i].bucket, staged_[i].key);
   staged_count_ = 0;
-  for (std::size_t i = 0; i < n; ++i)
-    route(staged_[i]);
 }
 
-void EventQueue::route(Key k) {
+void EventQueue::insert(Key k) {
+  ++entries_;
   const std::uint64_t t = key_time(k);
   if (t >= top_start_) {
     top_.push_back(k);
@@ -134,16 +128,22 @@ void EventQueue::route(Key k) {
     top_max_ = std::max(top_max_, t);
     return;
   }
-  // Rung i holds [cur_start(i), cur_start(i - 1)) (rung 0 up to top_start_): the first rung
-  // whose unconsumed range starts at or before t takes the event.
+  // Rung i holds [lo(i), lo(i - 1)) (rung 0 up to top_start_): the first rung whose
+  // unconsumed range starts at or before t takes the event; below the last rung is Bottom.
   for (std::size_t i = 0; i < rung_count_; ++i) {
     Rung& r = rungs_[i];
-    if (t >= r.cur_start()) {
-      bucket_add(r, static_cast<std::size_t>((t - r.start) >> r.shift), k);
+    if (t >= r.lo) {
+      // Staged: the bucket's line is requested now and written a few insertions later, so
+      // that its cache miss overlaps other work instead of stalling this insertion.
+      Bucket* bucket = &r.buckets[static_cast<std::size_t>((t - r.start) >> r.shift)];
+      __builtin_prefetch(bucket);
+      ++r.count;
+      staged_[staged_count_++] = {bucket, k};
+      if (staged_count_ == kStaged) flush_staged();
       return;
     }
   }
-  insert_bottom(k);  // not reached for staged keys: they are at or after Bottom's end
+  insert_bottom(k);
 }
 
 void EventQueue::insert_bottom(Key k) {
@@ -166,7 +166,8 @@ void EventQueue::insert_bottom(Key k) {
 }
 
 bool EventQueue::is_pending(const EventHandle& h) const {
-  return h.queue_ == this && h.slot_ < slots_.size() && slots_[h.slot_].live &&
+  return h.queue_ == this && h.slot_ < slots_.size() &&
+         (slots_[h.slot_].tail & kFreeTail) != kFreeTail &&
          slots_[h.slot_].generation == h.generation_;
 }
 
@@ -183,57 +184,41 @@ bool EventQueue::cancel(const EventHandle& h) {
 
 bool EventQueue::is_stale(Key k) const {
   const auto tail = static_cast<std::uint64_t>(k);
-  const Slot& s = slots_[tail & kSlotMask];
-  return !s.live || s.tail != tail;
-}
-
-void EventQueue::bucket_add(Rung& r, std::size_t b, Key k) {
-  std::uint32_t head = r.heads[b];
-  if (head == kNoChunk || chunks_[head].count == 3) {
-    std::uint32_t c = free_chunk_;
-    if (c != kNoChunk) {
-      free_chunk_ = chunks_[c].next;
-    } else {
-      c = static_cast<std::uint32_t>(chunks_.size());
-      chunks_.emplace_back();
-    }
-    chunks_[c].next = head;
-    chunks_[c].count = 0;
-    r.heads[b] = head = c;
-  }
-  Chunk& ch = chunks_[head];
-  ch.keys[ch.count++] = k;
-  ++r.count;
+  return slots_[tail & kSlotMask].tail != tail;  // a free slot's tail matches no key
 }
 
 void EventQueue::bucket_take(Rung& r, std::size_t b, std::vector<Key>& out) {
-  std::uint32_t c = r.heads[b];
+  Bucket& bucket = r.buckets[b];
+  std::uint32_t c = bucket.head;
+  std::uint32_t n = bucket.fill;
   while (c != kNoChunk) {
     Chunk& ch = chunks_[c];
-    out.insert(out.end(), ch.keys, ch.keys + ch.count);
+    out.insert(out.end(), ch.keys, ch.keys + n);
     const std::uint32_t next = ch.next;
     ch.next = free_chunk_;
     free_chunk_ = c;
     c = next;
+    n = kChunkKeys;
   }
-  r.heads[b] = kNoChunk;
+  bucket = Bucket{};
 }
 
 void EventQueue::release_slot(std::uint32_t slot) {
   Slot& s = slots_[slot];
   s.fn = nullptr;
-  s.live = false;
+  s.tail = kFreeTail | free_slot_;
   ++s.generation;  // old handles no longer match
-  free_slots_.push_back(slot);
+  free_slot_ = slot;
 }
 
 EventQueue::Rung& EventQueue::open_rung(std::uint64_t start, int shift, std::size_t nbuckets) {
   Rung& r = rungs_[rung_count_++];
-  if (r.heads.size() < nbuckets) r.heads.resize(nbuckets, kNoChunk);
+  if (r.buckets.size() < nbuckets) r.buckets.resize(nbuckets);
   r.nbuckets = nbuckets;
   r.start = start;
   r.shift = shift;
   r.cur = 0;
+  r.lo = start;
   r.count = 0;
   ++rungs_spawned_;
   return r;
@@ -257,11 +242,10 @@ void EventQueue::spawn_from_top() {
 }
 
 void EventQueue::spawn_from_bottom() {
-  flush_staged();
   // Bottom covers [its front time, the end of the last rung's consumed part); spread it over a
   // new rung with about one bucket per event. Clustered events are split further on demand.
   const std::uint64_t start = key_time(bottom_[bottom_head_]);
-  const std::uint64_t end = rung_count_ > 0 ? rungs_[rung_count_ - 1].cur_start() : top_start_;
+  const std::uint64_t end = rung_count_ > 0 ? rungs_[rung_count_ - 1].lo : top_start_;
   const std::size_t n = bottom_.size() - bottom_head_;
   const std::uint64_t span = end - start;  // > 0: every Bottom entry is before `end`
   const int shift = shift_for(span - 1, n);
@@ -292,11 +276,11 @@ bool EventQueue::refill_bottom() {
       --rung_count_;
       continue;
     }
-    while (r.heads[r.cur] == kNoChunk)
-      ++r.cur;
-    const std::uint64_t bucket_start = r.cur_start();
+    while (r.buckets[r.cur].head == kNoChunk)
+      r.advance();
+    const std::uint64_t bucket_start = r.lo;
     bucket_take(r, r.cur, bottom_);
-    ++r.cur;
+    r.advance();
     r.count -= bottom_.size();
     if (bottom_.size() > kThresh && r.shift > 0 && rung_count_ < kMaxRungs) {
       // The child covers exactly the consumed bucket [bucket_start, bucket_start + 2^shift).
@@ -321,7 +305,45 @@ bool EventQueue::refill_bottom() {
       std::sort(bottom_.begin(), bottom_.end());
     }
     bottom_fill_ = bottom_.size();
+    // The events just moved to Bottom run next: fetch their slots together, so that their
+    // misses overlap instead of each pop waiting for one.
+    for (const Key k : bottom_)
+      __builtin_prefetch(&slots_[static_cast<std::uint64_t>(k) & kSlotMask]);
+    start_look_ahead(r);
     return true;
+  }
+}
+
+void EventQueue::step_look_ahead() {
+  // The previous step prefetched this chunk. Its keys' slots are fetched too, so that the
+  // next Bottom's first pops do not wait for them. The chunk may have been consumed and
+  // reused since, and a head chunk holds fewer than three keys: the keys and the link may be
+  // stale, which costs a useless prefetch at most (they are bounds-checked).
+  const Chunk& ch = chunks_[look_ahead_];
+  for (const Key k : ch.keys) {
+    const std::uint64_t slot = static_cast<std::uint64_t>(k) & kSlotMask;
+    if (slot < slots_.size()) __builtin_prefetch(&slots_[slot]);
+  }
+  look_ahead_ = ch.next;
+  if (look_ahead_ < chunks_.size()) {
+    __builtin_prefetch(&chunks_[look_ahead_]);
+  } else {
+    look_ahead_ = kNoChunk;
+  }
+}
+
+void EventQueue::start_look_ahead(const Rung& r) {
+  // The next non-empty bucket of this rung is likely the next refill: start walking its chunk
+  // list (one link per pop, see step_look_ahead) so that its chunks are in cache by then.
+  look_ahead_ = kNoChunk;
+  const std::size_t end = std::min(r.nbuckets, r.cur + 8);
+  for (std::size_t b = r.cur; b < end; ++b) {
+    const std::uint32_t c = r.buckets[b].head;
+    if (c != kNoChunk) {
+      __builtin_prefetch(&chunks_[c]);
+      look_ahead_ = c;
+      return;
+    }
   }
 }
 
@@ -354,14 +376,11 @@ bool EventQueue::pop_until(Time limit, Popped& out) {
   out.fn = std::move(slots_[slot].fn);
   release_slot(slot);
   --live_;
-  // The next entry is the next event to run: bring its callback's slot into cache now.
-  // Two ahead as well: the slot table is far larger than the caches at N = 1e5.
-  if (bottom_head_ + 1 < bottom_.size()) {
-    __builtin_prefetch(&slots_[static_cast<std::uint64_t>(bottom_[bottom_head_ + 1]) & kSlotMask]);
-  }
-  if (bottom_head_ < bottom_.size()) {
-    __builtin_prefetch(&slots_[static_cast<std::uint64_t>(bottom_[bottom_head_]) & kSlotMask]);
-  }
+  // One more link of the look-ahead walk every other pop: reading a link one pop after its
+  // prefetch stalled on it (a pop takes ~100 ns, less than a miss), every third pop is too slow
+  // for the longer lists of buckets full of cancelled entries. Bottom's read position serves
+  // as the counter (it also counts skipped stale entries).
+  if (look_ahead_ != kNoChunk && bottom_head_ % 2 == 0) step_look_ahead();
   return true;
 }
 
@@ -376,12 +395,10 @@ void EventQueue::reserve(std::size_t n) {
   slots_.reserve(n);
 }
 
-std::vector<EventQueue::Key> EventQueue::live_keys() const {
+std::vector<EventQueue::Key> EventQueue::live_keys() {
+  flush_staged();
   std::vector<Key> keep;
   keep.reserve(live_);
-  for (std::size_t i = 0; i < staged_count_; ++i) {
-    if (!is_stale(staged_[i])) keep.push_back(staged_[i]);
-  }
   auto take = [&](const std::vector<Key>& v, std::size_t from) {
     for (std::size_t i = from; i < v.size(); ++i) {
       if (!is_stale(v[i])) keep.push_back(v[i]);
@@ -391,11 +408,13 @@ std::vector<EventQueue::Key> EventQueue::live_keys() const {
   for (std::size_t i = 0; i < rung_count_; ++i) {
     const Rung& r = rungs_[i];
     for (std::size_t b = r.cur; b < r.nbuckets; ++b) {
-      for (std::uint32_t c = r.heads[b]; c != kNoChunk; c = chunks_[c].next) {
+      std::uint32_t n = r.buckets[b].fill;
+      for (std::uint32_t c = r.buckets[b].head; c != kNoChunk; c = chunks_[c].next) {
         const Chunk& ch = chunks_[c];
-        for (std::uint32_t j = 0; j < ch.count; ++j) {
+        for (std::uint32_t j = 0; j < n; ++j) {
           if (!is_stale(ch.keys[j])) keep.push_back(ch.keys[j]);
         }
+        n = kChunkKeys;
       }
     }
   }
@@ -408,13 +427,14 @@ void EventQueue::rebuild(std::vector<Key>& keys) {
   // it over a fresh rung. Correct for any content since Top has no ordering obligations.
   for (std::size_t i = 0; i < rung_count_; ++i) {
     Rung& r = rungs_[i];
-    std::fill(r.heads.begin() + static_cast<std::ptrdiff_t>(r.cur),
-              r.heads.begin() + static_cast<std::ptrdiff_t>(r.nbuckets), kNoChunk);
+    std::fill(r.buckets.begin() + static_cast<std::ptrdiff_t>(r.cur),
+              r.buckets.begin() + static_cast<std::ptrdiff_t>(r.nbuckets), Bucket{});
   }
   rung_count_ = 0;
-  staged_count_ = 0;
+  staged_count_ = 0;  // live_keys() flushed them
   chunks_.clear();
   free_chunk_ = kNoChunk;
+  look_ahead_ = kNoChunk;
   bottom_.clear();
   bottom_head_ = 0;
   bottom_fill_ = 0;

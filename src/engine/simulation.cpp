@@ -5,21 +5,15 @@
 
 namespace sim {
 
-EventHandle Simulation::schedule_at(Time t, EventCallback fn, EventPhase phase) {
-  if (t < now_) {
-    throw std::logic_error("Simulation::schedule_at: time " + to_string(t) +
-                           " is before the current time " + to_string(now_) +
-                           "; schedule at now() or later (cancel the old event and "
-                           "schedule a new one to move an event)");
-  }
-  return queue_.push(t, std::move(fn), phase);
+void Simulation::throw_in_past(Time t) const {
+  throw std::logic_error("Simulation::schedule_at: time " + to_string(t) +
+                         " is before the current time " + to_string(now_) +
+                         "; schedule at now() or later (cancel the old event and "
+                         "schedule a new one to move an event)");
 }
 
-EventHandle Simulation::schedule_in(Time dt, EventCallback fn, EventPhase phase) {
-  if (dt < Time::zero()) {
-    throw std::logic_error("Simulation::schedule_in: negative delay " + to_string(dt));
-  }
-  return queue_.push(now_ + dt, std::move(fn), phase);
+void Simulation::throw_negative_delay(Time dt) {
+  throw std::logic_error("Simulation::schedule_in: negative delay " + to_string(dt));
 }
 
 void Simulation::set_observer(std::function<void()> fn, std::uint64_t every_events) {

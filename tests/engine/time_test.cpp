@@ -2,6 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "sim/engine/random.hpp"
+
 namespace sim {
 namespace {
 
@@ -20,6 +26,45 @@ TEST(Time, SecondsRoundToNearestButCeilRoundsUp) {
   EXPECT_EQ(ceil_seconds(0.4e-9).ns(), 1);
   // An exactly representable value is not pushed up by ceil.
   EXPECT_EQ(ceil_seconds(2.0).ns(), 2'000'000'000);
+}
+
+TEST(Time, InlineRoundingEqualsLibm) {
+  // seconds() and ceil_seconds() round inline; they must agree with std::round / std::ceil
+  // everywhere: halves, the largest double below 0.5, both signs, near 2^52 and 2^53, and
+  // values spread over the whole accepted range.
+  std::vector<double> ns = {0.0,
+                            -0.0,
+                            0.5,
+                            -0.5,
+                            1.5,
+                            -1.5,
+                            2.5,
+                            -2.5,
+                            0.49999999999999994,
+                            -0.49999999999999994,
+                            4503599627370495.5,
+                            -4503599627370495.5,
+                            4503599627370497.0,
+                            9007199254740993.0,
+                            9.2e18,
+                            -9.2e18};
+  std::uint64_t state = 12345;
+  for (int i = 0; i < 100000; ++i) {
+    // Random mantissa and a random binary exponent in [-20, 62].
+    const std::uint64_t r = splitmix64(state);
+    const double m = static_cast<double>(r >> 11) * 0x1.0p-53;
+    const int e = static_cast<int>(r % 83) - 20;
+    const double v = std::ldexp(m, e);
+    if (std::fabs(v) <= 9.2e18) ns.push_back((r & 1U) != 0 ? -v : v);
+  }
+  for (const double v : ns) {
+    EXPECT_EQ(detail::round_ns(v, "test"), static_cast<std::int64_t>(std::round(v))) << v;
+    EXPECT_EQ(detail::ceil_ns(v, "test"), static_cast<std::int64_t>(std::ceil(v))) << v;
+    const double s = v * 1e-9;
+    if (std::fabs(s * 1e9) > 9.2e18) continue;
+    EXPECT_EQ(seconds(s).ns(), static_cast<std::int64_t>(std::round(s * 1e9))) << v;
+    EXPECT_EQ(ceil_seconds(s).ns(), static_cast<std::int64_t>(std::ceil(s * 1e9))) << v;
+  }
 }
 
 TEST(Time, ArithmeticAndComparison) {

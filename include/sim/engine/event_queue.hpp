@@ -19,28 +19,36 @@
 ///     times); it is refilled from the lowest non-empty bucket of the last rung. A Bottom that
 ///     grows by insertions is turned into a rung again, so inserting stays cheap.
 ///   Bucket routing uses only the time, so all events of one time share a bucket and the full
-///   key decides their order once the bucket is sorted into Bottom. A bucket is a list of
-///   64-byte chunks of three keys; events bound for a rung or Top are staged 16 at a time and
-///   routed with their bucket heads and chunks prefetched, so the cache misses overlap (the
-///   staged events are all later than Bottom, so Bottom's front stays exact; the stage is
-///   flushed before any rung is consumed or built).
+///   key decides their order once the bucket is sorted into Bottom.
 ///   Stale (cancelled) entries are dropped when they reach Bottom's front, or by a purge once
 ///   they outnumber live ones by 2x + 1024 (so schedule+cancel cannot grow memory unboundedly).
-///   - callbacks live in a slot table beside the queue, reused through a free list.
+///   - callbacks (EventCallback, built in place) live in a slot table beside the queue, one
+///     cache line per slot, reused through a free list threaded through the free slots.
+/// Memory access (at N = 1e5 the slots, buckets and chunks are far larger than the L2 cache,
+/// and cache misses, not instructions, decide the speed):
+///   - a bucket is a list of 64-byte chunks of three keys; the number of keys in its first
+///     chunk is kept beside its head, so adding a key is a store that waits for no load;
+///   - a key bound for a rung is staged (kStaged at a time) with its bucket's line prefetched,
+///     and added when the stage is full, so the bucket misses overlap (staged keys are all
+///     later than Bottom, so Bottom's front stays exact; the stage is flushed before any
+///     bucket is read);
+///   - after each refill of Bottom, its events' slots are prefetched together, and the next
+///     non-empty bucket's chunk list is walked one link every other pop (so that a link is
+///     read about one memory latency after its prefetch) with each chunk and its keys' slots
+///     prefetched, so the next refill finds its chunks and slots in cache.
 /// Limits: at most 2^24 (16.7 million) events pending at once; when the 38-bit sequence
 /// counter runs out (after 2.7e11 events) the pending events are renumbered in their current
 /// order, which keeps every ordering guarantee.
 
 #include <cstddef>
 #include <cstdint>
-#include <functional>
+#include <utility>
 #include <vector>
 
+#include "sim/engine/event_callback.hpp"
 #include "sim/engine/time.hpp"
 
 namespace sim {
-
-using EventCallback = std::function<void()>;
 
 /// Phases order events that share a time; lower runs first. Most events use kDefault.
 enum class EventPhase : std::uint8_t { kEarly = 0, kDefault = 1, kLate = 2 };
@@ -74,8 +82,27 @@ class EventQueue {
   EventQueue(const EventQueue&) = delete;
   EventQueue& operator=(const EventQueue&) = delete;
 
-  /// Schedules `fn` at t >= 0. Throws std::length_error beyond 2^24 pending events.
-  EventHandle push(Time t, EventCallback fn, EventPhase phase = EventPhase::kDefault);
+  /// Schedules `fn` (any void() callable, e.g. a lambda or an EventCallback) at t >= 0.
+  /// Throws std::invalid_argument for a negative time or an empty callable (a null pointer, an
+  /// empty std::function) and std::length_error beyond 2^24 pending events. The callable is
+  /// built directly in its slot.
+  template <class F>
+  EventHandle push(Time t, F&& fn, EventPhase phase = EventPhase::kDefault) {
+    if (t < Time::zero()) throw_negative_time(t);
+    const std::uint32_t slot = acquire_slot();
+    EventCallback& cb = slots_[slot].fn;
+    try {
+      cb.assign(std::forward<F>(fn));
+    } catch (...) {
+      release_slot(slot);
+      throw;
+    }
+    if (!cb) {
+      release_slot(slot);
+      throw_empty_callback();
+    }
+    return commit(t, slot, phase);
+  }
   bool cancel(const EventHandle& h);
   [[nodiscard]] bool is_pending(const EventHandle& h) const;
 
@@ -112,71 +139,103 @@ class EventQueue {
  private:
   __extension__ using Key = unsigned __int128;
 
-  struct Slot {
-    EventCallback fn;
-    std::uint64_t tail = 0;        // low 64 bits of the key of the event held, if live
+  /// One cache line per pending event: popping reads the tail (is the entry stale?) and moves
+  /// the callback out, one miss at most.
+  struct alignas(64) Slot {
+    /// The low 64 bits of the key of the event held. A free slot has phase bits 3 (which no
+    /// key has, so every entry naming it is stale) and the next free slot in the low 32 bits.
+    std::uint64_t tail = std::uint64_t{3} << 62;
     std::uint32_t generation = 0;  // bumped whenever the slot is released
-    bool live = false;
+    EventCallback fn;
   };
 
   static constexpr std::uint32_t kNoChunk = ~std::uint32_t{0};
 
   /// Three keys and a link on one cache line: a bucket is a list of chunks, so adding an event
-  /// touches the bucket's 4-byte head and one line (a vector per bucket would touch two lines
-  /// far apart and reallocate). The order of keys in a bucket does not matter: it is sorted
-  /// when it moves to Bottom.
+  /// touches the bucket's head and one line (a vector per bucket would touch two lines far
+  /// apart and reallocate). The order of keys in a bucket does not matter: it is sorted when
+  /// it moves to Bottom.
+  static constexpr std::uint32_t kChunkKeys = 3;
   struct alignas(64) Chunk {
-    Key keys[3];
+    Key keys[kChunkKeys] = {};
     std::uint32_t next = kNoChunk;
-    std::uint32_t count = 0;
+  };
+
+  /// A bucket's first chunk and how many keys it holds (the chunks after it are full). The
+  /// count lives here rather than in the chunk, so that adding an event only stores to the
+  /// chunk: its address does not wait for the chunk's line to arrive. An empty bucket is
+  /// {kNoChunk, kChunkKeys}, so that "no room in the first chunk" is one test.
+  struct Bucket {
+    std::uint32_t head = kNoChunk;
+    std::uint32_t fill = kChunkKeys;
   };
 
   /// Buckets [cur, nbuckets) of width 2^shift ns starting at `start`; buckets before `cur`
-  /// were consumed. heads[b] is bucket b's first chunk or kNoChunk; the vector is reused.
+  /// were consumed. The bucket vector is reused.
   struct Rung {
-    std::vector<std::uint32_t> heads;
+    std::vector<Bucket> buckets;
     std::size_t nbuckets = 0;
     std::uint64_t start = 0;
     int shift = 0;
     std::size_t cur = 0;
     std::size_t count = 0;  // entries in buckets [cur, nbuckets), stale ones included
-    /// Start time of the first unconsumed bucket: the rung holds times in [cur_start, end).
-    [[nodiscard]] std::uint64_t cur_start() const {
-      return start + (static_cast<std::uint64_t>(cur) << shift);
+    /// Start time of the first unconsumed bucket (start + cur * 2^shift): the rung holds
+    /// times in [lo, end).
+    std::uint64_t lo = 0;
+    void advance() {
+      ++cur;
+      lo += std::uint64_t{1} << shift;
     }
   };
 
   static constexpr int kSlotBits = 24;
 
+  [[noreturn]] static void throw_negative_time(Time t);
+  [[noreturn]] static void throw_empty_callback();
+  /// Takes a free slot (growing the table if none is free); its callback is empty.
+  std::uint32_t acquire_slot();
+  /// Enqueues the event whose callback is already in `slot`.
+  EventHandle commit(Time t, std::uint32_t slot, EventPhase phase);
   [[nodiscard]] bool is_stale(Key k) const;
+  void add_to_bucket(Bucket& bucket, Key k);
   void bucket_add(Rung& r, std::size_t b, Key k);
+  /// Adds the staged keys to their buckets (before anything reads or moves buckets).
+  void flush_staged();
   /// Appends bucket b's keys to `out`, frees its chunks and empties it.
   void bucket_take(Rung& r, std::size_t b, std::vector<Key>& out);
   void release_slot(std::uint32_t slot);
   void insert(Key k);
-  void route(Key k);
-  void flush_staged();
   void insert_bottom(Key k);
   /// Makes Bottom non-empty with a live front entry if any live event exists; false otherwise.
   bool settle_front();
   bool refill_bottom();
+  void start_look_ahead(const Rung& r);
+  void step_look_ahead();
   Rung& open_rung(std::uint64_t start, int shift, std::size_t nbuckets);
   void spawn_from_top();
   void spawn_from_bottom();
   /// Replaces the whole structure by the given live keys, all in Top.
   void rebuild(std::vector<Key>& keys);
-  [[nodiscard]] std::vector<Key> live_keys() const;
+  /// Flushes the staged keys first.
+  [[nodiscard]] std::vector<Key> live_keys();
   void renumber();
 
   std::vector<Slot> slots_;
-  std::vector<std::uint32_t> free_slots_;
+  std::uint32_t free_slot_ = ~std::uint32_t{0};  // first free slot, linked through Slot::tail
 
   std::vector<Chunk> chunks_;
   std::uint32_t free_chunk_ = kNoChunk;  // free chunks linked through Chunk::next
-
-  // Keys bound for a rung or Top, routed in batches so that their buckets can be prefetched.
-  Key staged_[16];
+  /// Keys bound for rung buckets whose lines were prefetched; counted in their rung already.
+  struct Staged {
+    Bucket* bucket;
+    Key key;
+  };
+  static constexpr std::size_t kStaged = 8;
+  Staged staged_[kStaged] = {};
   std::size_t staged_count_ = 0;
+  /// A chunk of the bucket expected to be refilled next, being prefetched link by link.
+  std::uint32_t look_ahead_ = kNoChunk;
+
   std::vector<Key> top_;
   std::uint64_t top_min_ = ~std::uint64_t{0};
   std::uint64_t top_max_ = 0;

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <string_view>
+#include <utility>
 
 #include "sim/engine/event_queue.hpp"
 #include "sim/engine/random.hpp"
@@ -23,10 +24,19 @@ class Simulation {
 
   [[nodiscard]] Time now() const { return now_; }
 
-  /// Schedules `fn` at absolute time t. Throws std::logic_error if t is in the past.
-  EventHandle schedule_at(Time t, EventCallback fn, EventPhase phase = EventPhase::kDefault);
+  /// Schedules `fn` (any void() callable; see EventCallback) at absolute time t. Throws
+  /// std::logic_error if t is in the past.
+  template <class F>
+  EventHandle schedule_at(Time t, F&& fn, EventPhase phase = EventPhase::kDefault) {
+    if (t < now_) throw_in_past(t);
+    return queue_.push(t, std::forward<F>(fn), phase);
+  }
   /// Schedules `fn` after delay dt >= 0.
-  EventHandle schedule_in(Time dt, EventCallback fn, EventPhase phase = EventPhase::kDefault);
+  template <class F>
+  EventHandle schedule_in(Time dt, F&& fn, EventPhase phase = EventPhase::kDefault) {
+    if (dt < Time::zero()) throw_negative_delay(dt);
+    return queue_.push(now_ + dt, std::forward<F>(fn), phase);
+  }
   bool cancel(EventHandle& h) { return h.cancel(); }
 
   /// Runs events with time <= t, then sets the clock to t (unless stopped earlier).
@@ -50,6 +60,8 @@ class Simulation {
 
  private:
   RunOutcome loop(Time limit);
+  [[noreturn]] void throw_in_past(Time t) const;
+  [[noreturn]] static void throw_negative_delay(Time dt);
 
   Time now_ = Time::zero();
   EventQueue queue_;
