@@ -552,6 +552,7 @@ void ServerlessPlatform::became_idle(Inst& inst) {
   fv.id = fn.id;
   fv.name = fn.spec.name;
   fv.model = fn.spec.model;
+  fv.profile = fn.model;
   fv.gpu = fn.spec.gpu;
   fv.config = fn.spec.config;
   fv.model_bytes = fn.bytes;
@@ -1055,6 +1056,7 @@ policy::PlatformView ServerlessPlatform::view() const {
     fv.id = f->id;
     fv.name = f->spec.name;
     fv.model = f->spec.model;
+    fv.profile = f->model;
     fv.gpu = f->spec.gpu;
     fv.config = f->spec.config;
     fv.model_bytes = f->bytes;

@@ -15,6 +15,10 @@
 
 #include "sim/engine/time.hpp"
 
+namespace sim::gpu {
+struct ModelProfile;
+}
+
 namespace sim::policy {
 
 using InstanceId = std::uint64_t;
@@ -71,7 +75,11 @@ struct InstanceView {
 struct FunctionView {
   std::uint32_t id = 0;
   std::string name;
-  std::string model;              ///< catalog name, e.g. "protean/resnet-50"
+  std::string model;  ///< catalog name, e.g. "protean/resnet-50"
+  /// The model's catalog profile (owned by the model catalog, which outlives the run), for
+  /// policies that predict latencies of configurations other than the default (INFless
+  /// Algorithm 1 explores (batch, threads, GPU %)). nullptr when the view is built by hand.
+  const gpu::ModelProfile* profile = nullptr;
   bool gpu = true;                ///< false: a CPU function
   InstanceConfig config;          ///< the function's default instance configuration
   double model_bytes = 0.0;       ///< bytes moved by a cold start
