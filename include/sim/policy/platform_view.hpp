@@ -75,11 +75,7 @@ struct InstanceView {
 struct FunctionView {
   std::uint32_t id = 0;
   std::string name;
-  std::string model;  ///< catalog name, e.g. "protean/resnet-50"
-  /// The model's catalog profile (owned by the model catalog, which outlives the run), for
-  /// policies that predict latencies of configurations other than the default (INFless
-  /// Algorithm 1 explores (batch, threads, GPU %)). nullptr when the view is built by hand.
-  const gpu::ModelProfile* profile = nullptr;
+  std::string model;              ///< catalog name, e.g. "protean/resnet-50"
   bool gpu = true;                ///< false: a CPU function
   InstanceConfig config;          ///< the function's default instance configuration
   double model_bytes = 0.0;       ///< bytes moved by a cold start
@@ -95,6 +91,10 @@ struct FunctionView {
   int cold_starting = 0;
   int idle = 0;
   int busy = 0;  ///< busy + draining
+  /// The model's catalog profile (owned by the model catalog, which outlives the run), for
+  /// policies that predict latencies of configurations other than the default (INFless
+  /// Algorithm 1 explores (batch, threads, GPU %)). nullptr when the view is built by hand.
+  const gpu::ModelProfile* profile = nullptr;
   [[nodiscard]] int live() const { return cold_starting + idle + busy; }
 };
 

@@ -36,9 +36,15 @@ Decisions UniformAutoscaler::decide(const PlatformView& view) {
     double rate =
         config_.rate_window < f.arrival_rate.size() ? f.arrival_rate[config_.rate_window] : 0.0;
     if (f.live() == 0 && f.queue_length > 0) rate = std::max(rate, 1.0);
-    if (f.live() == 0) chosen_.erase(f.id);
     if (rate <= 0.0) continue;
     auto it = chosen_.find(f.id);
+    // BATCH re-chooses its configuration for the current rate whenever it scales up (new
+    // instances use it; older ones stay until the keep-alive reclaims them).
+    const bool rising = it == chosen_.end() || rate > f.live() * it->second.bounds.r_up;
+    if (rising && config_.batch == 0) {
+      chosen_.erase(f.id);
+      it = chosen_.end();
+    }
     if (it == chosen_.end()) {
       std::optional<Configuration> c;
       if (config_.batch > 0) {
@@ -55,8 +61,18 @@ Decisions UniformAutoscaler::decide(const PlatformView& view) {
     }
     const Configuration& c = it->second;
     // Uniform scaling: n = ceil(R / r_up) instances of the one configuration.
-    const int want = static_cast<int>(std::ceil(rate / c.bounds.r_up - 1e-9));
-    const int have = f.live();
+    // Capacity of the live instances at their own configurations' r_up.
+    double capacity = 0.0;
+    int have = 0;
+    for (const InstanceView& i : view.instances) {
+      if (i.function != f.id || i.state == InstanceState::kDraining) continue;
+      const auto t = predictor.t_exec_s(i.config.max_batch, i.config.cpu_threads,
+                                        static_cast<int>(std::lround(100.0 * i.config.gpu_share)));
+      capacity += t ? rate_bounds(*t, slo, i.config.max_batch).r_up : 0.0;
+      ++have;
+    }
+    const int want =
+        have + std::max(0, static_cast<int>(std::ceil((rate - capacity) / c.bounds.r_up - 1e-9)));
     if (want > have) {
       ScheduleOptions o;
       o.model_bytes = f.model_bytes;
@@ -75,8 +91,8 @@ Decisions UniformAutoscaler::decide(const PlatformView& view) {
         }
         if (!ok) break;
       }
-    } else if (config_.scale_down && want < have) {
-      int surplus = have - want;
+    } else if (config_.scale_down && rate < capacity) {
+      int surplus = static_cast<int>(std::floor((capacity - rate) / c.bounds.r_up));
       for (const InstanceView& i : view.instances) {
         if (surplus == 0) break;
         if (i.function == f.id && i.state == InstanceState::kIdle) {

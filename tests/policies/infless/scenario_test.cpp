@@ -26,7 +26,7 @@ json scenario(const json& policies) {
     "platform": {
       "type": "serverless",
       "control_interval": "1s",
-      "rate_windows": ["5s"],
+      "rate_windows": ["1s"],
       "cluster": {"hosts": [{"count": 1, "cores": 32, "memory": "128GB",
                              "gpus": [{"type": "RTX-2080Ti", "count": 2, "sharing": "mps"}]}]},
       "functions": [{"name": "resnet", "model": "infless/resnet-50", "max_batch": 1,
