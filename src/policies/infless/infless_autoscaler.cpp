@@ -41,6 +41,9 @@ Decisions InflessAutoscaler::decide(const PlatformView& view) {
       bounds.push_back(rate_bounds(t_exec, slo, i.config.max_batch));
       ids.push_back(i.id);
     }
+    auto& hist = history_[f.id];
+    while (!hist.empty() && hist.front().first + config_.release_hold <= view.now)
+      hist.pop_front();
     const DispatchPlan plan = dispatch_rates(rate, bounds, config_.alpha);
     if (plan.which == DispatchCase::kOverload) {
       // Rule (i): Schedule (Algorithm 1) for the residual R - R_max.
@@ -56,10 +59,14 @@ Decisions InflessAutoscaler::decide(const PlatformView& view) {
         d.start.push_back({f.id, 1, instance_config(p.config), p.location});
       }
     } else if (plan.which == DispatchCase::kRelease && config_.release) {
-      // Rule (iii): release until rule (ii) holds again.
-      for (std::size_t k : release_set(rate, bounds, config_.alpha))
+      // Rule (iii): release until rule (ii) holds again, for the largest R of the hold.
+      double held = rate;
+      for (const auto& [t, r] : hist)
+        held = std::max(held, r);
+      for (std::size_t k : release_set(held, bounds, config_.alpha))
         d.stop.push_back({ids[k]});
     }
+    hist.emplace_back(view.now, rate);
   }
   return d;
 }

@@ -111,6 +111,12 @@ PolicyKind infless_autoscaler() {
       .def(true)
       .doc("false: the RS ablation (largest-r_up configuration, first server that fits)");
   s->add("release", ParamType::kBool).def(true).doc("apply rule (iii)");
+  s->add("release_hold", ParamType::kDuration)
+      .def("30s")
+      .at_least(0)
+      .doc(
+          "rule (iii) uses the largest R of this long a history (public code: an instance is "
+          "drained after 3 idle 10 s checks)");
   s->add("max_batch", ParamType::kInteger)
       .def(0)
       .at_least(0)
@@ -127,6 +133,7 @@ PolicyKind infless_autoscaler() {
             c.batching = p.at("batching").get<bool>();
             c.resource_scheduling = p.at("resource_scheduling").get<bool>();
             c.release = p.at("release").get<bool>();
+            c.release_hold = config::get_duration(p, "release_hold");
             c.max_batch = p.at("max_batch").get<int>();
             c.cpu_gflops_per_thread = p.at("cpu_gflops_per_thread").get<double>();
             c.gpu_gflops = p.at("gpu_gflops").get<double>();

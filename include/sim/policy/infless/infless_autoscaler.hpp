@@ -3,7 +3,10 @@
 /// instances' [r_low, r_up] bounds (eq. 1); rule (i) calls Schedule (Algorithm 1) for R - R_max,
 /// rule (iii) releases instances until rule (ii) holds again.
 
+#include <deque>
+#include <map>
 #include <optional>
+#include <utility>
 
 #include "sim/policy/autoscaler.hpp"
 #include "sim/policy/infless/slo_map.hpp"
@@ -18,9 +21,12 @@ struct InflessAutoscalerConfig {
   bool batching = true;                  ///< false: the BB ablation (every batch size 1)
   bool resource_scheduling = true;       ///< false: the RS ablation
   bool release = true;                   ///< rule (iii)
-  double cpu_gflops_per_thread = 64.0;   ///< beta's numerator
-  double gpu_gflops = 14200.0;           ///< beta's denominator (x 1/100 per SM percent)
-  int max_batch = 0;                     ///< 0: the function's default max_batch
+  /// Rule (iii) uses the largest R of this long a history, so one quiet rate sample does not
+  /// release instances (the public code drains an instance after 3 idle 10 s checks).
+  Time release_hold = seconds(30.0);
+  double cpu_gflops_per_thread = 64.0;  ///< beta's numerator
+  double gpu_gflops = 14200.0;          ///< beta's denominator (x 1/100 per SM percent)
+  int max_batch = 0;                    ///< 0: the function's default max_batch
 };
 
 class InflessAutoscaler final : public Autoscaler {
@@ -30,6 +36,7 @@ class InflessAutoscaler final : public Autoscaler {
 
  private:
   InflessAutoscalerConfig config_;
+  std::map<std::uint32_t, std::deque<std::pair<Time, double>>> history_;  ///< (tick, R)
 };
 
 }  // namespace sim::policy::infless
