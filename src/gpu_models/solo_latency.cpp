@@ -80,7 +80,7 @@ double OperatorProfileLatency::predict_s(const ModelProfile& model, int batch) c
     for (const int b : model.operators->batches()) {
       if (b <= batch) continue;
       ms = model.operators->cop_ms(b, threads_, gpu_percent_, /*with_offset=*/false);
-      break;
+      if (ms) break;
     }
   }
   if (!ms) {
