@@ -75,6 +75,15 @@ double OperatorProfileLatency::predict_s(const ModelProfile& model, int batch) c
   }
   auto ms = model.operators->cop_ms(batch, threads_, gpu_percent_, /*with_offset=*/false);
   if (!ms) {
+    // A partial batch between profiled sizes (a batch that timed out before it filled) runs
+    // padded to the next profiled size, as TF-Serving pads to its allowed batch sizes.
+    for (const int b : model.operators->batches()) {
+      if (b <= batch) continue;
+      ms = model.operators->cop_ms(b, threads_, gpu_percent_, /*with_offset=*/false);
+      if (ms) break;
+    }
+  }
+  if (!ms) {
     throw std::invalid_argument(
         fmt::format("model {} has no feasible profile for batch {} with {} threads and {}% GPU",
                     model.name, batch, threads_, gpu_percent_));

@@ -814,6 +814,7 @@ void ServerlessPlatform::became_idle(Inst& inst) {
   fv.id = fn.id;
   fv.name = fn.spec.name;
   fv.model = fn.spec.model;
+  fv.profile = fn.model;
   fv.gpu = fn.spec.gpu;
   fv.config = fn.spec.config;
   fv.model_bytes = fn.bytes;
@@ -1302,6 +1303,11 @@ void ServerlessPlatform::terminate(Inst& inst) {
   }
   host.reserved_cores -= inst.cores;
   instance_seconds_ += (now - inst.created).to_seconds();
+  if (inst.config.cpu_threads > 0) {
+    ++op_instances_ended_;
+    op_thread_seconds_ += inst.config.cpu_threads * (now - inst.created).to_seconds();
+    op_share_seconds_ += inst.config.gpu_share * (now - inst.created).to_seconds();
+  }
   inst.state = InstanceState::kTerminated;
   inst.fn->instances.erase(inst.id);
   auto node = instances_.extract(inst.id);
@@ -1382,6 +1388,7 @@ policy::PlatformView ServerlessPlatform::view() const {
     fv.id = f->id;
     fv.name = f->spec.name;
     fv.model = f->spec.model;
+    fv.profile = f->model;
     fv.gpu = f->spec.gpu;
     fv.config = f->spec.config;
     fv.model_bytes = f->bytes;
@@ -1546,6 +1553,7 @@ void ServerlessPlatform::tick() {
   policy::PlatformView v = view();
   fragmentation_sum_ += gpu_fragmentation(v).fraction();
   ++fragmentation_samples_;
+  sample_operator_fragments(v);
   if (policies_.procurement) {
     auto d = policies_.procurement->decide(v);
     apply_vms(d);
@@ -1615,6 +1623,15 @@ json ServerlessPlatform::summary_extra(Time end) const {
   double inst_s = instance_seconds_;
   for (const auto& [id, i] : instances_)
     inst_s += (end - i->created).to_seconds();
+  std::uint64_t op_instances = op_instances_ended_;
+  double op_threads = op_thread_seconds_;
+  double op_shares = op_share_seconds_;
+  for (const auto& [id, i] : instances_) {
+    if (i->config.cpu_threads <= 0) continue;
+    ++op_instances;
+    op_threads += i->config.cpu_threads * (end - i->created).to_seconds();
+    op_shares += i->config.gpu_share * (end - i->created).to_seconds();
+  }
 
   std::uint64_t completed = 0;
   double dl = 0, ld = 0, cp = 0;
@@ -1716,7 +1733,48 @@ json ServerlessPlatform::summary_extra(Time end) const {
         {"from_s", config_.billing->from.to_seconds()},
         {"per_function", per_function}};
   }
+  if (op_instances > 0) {
+    const auto per_sample = [&](double sum) {
+      return op_samples_ > 0 ? sum / static_cast<double>(op_samples_) : 0.0;
+    };
+    out["operator_instances"] = {{"instances", op_instances},
+                                 {"cpu_thread_seconds", op_threads},
+                                 {"gpu_share_seconds", op_shares},
+                                 {"free_cpu_fraction_mean", per_sample(op_free_cpu_sum_)},
+                                 {"free_gpu_fraction_mean", per_sample(op_free_gpu_sum_)}};
+  }
   return out;
+}
+
+void ServerlessPlatform::sample_operator_fragments(const policy::PlatformView& v) {
+  // Over the available servers that hold an operator-profile instance: the share of their
+  // CPU threads and of their GPUs' SMs that no instance holds (INFless Fig. 17b).
+  std::vector<double> share_used;
+  std::vector<int> first_gpu(v.hosts.size() + 1, 0);
+  for (std::size_t h = 0; h < v.hosts.size(); ++h)
+    first_gpu[h + 1] = first_gpu[h] + static_cast<int>(v.hosts[h].gpus.size());
+  share_used.assign(static_cast<std::size_t>(first_gpu.back()), 0.0);
+  std::vector<bool> active(v.hosts.size(), false);
+  for (const auto& i : v.instances) {
+    if (i.config.cpu_threads <= 0 || i.location.host < 0 || i.location.gpu < 0) continue;
+    const auto h = static_cast<std::size_t>(i.location.host);
+    active[h] = true;
+    share_used[static_cast<std::size_t>(first_gpu[h] + i.location.gpu)] += i.config.gpu_share;
+  }
+  double cores = 0.0, cores_free = 0.0, gpus = 0.0, gpu_free = 0.0;
+  for (std::size_t h = 0; h < v.hosts.size(); ++h) {
+    if (!active[h] || !v.hosts[h].available) continue;
+    cores += v.hosts[h].cores;
+    cores_free += v.hosts[h].cores_free;
+    for (std::size_t g = 0; g < v.hosts[h].gpus.size(); ++g) {
+      gpus += 1.0;
+      gpu_free += std::max(0.0, 1.0 - share_used[static_cast<std::size_t>(first_gpu[h]) + g]);
+    }
+  }
+  if (cores <= 0.0 && gpus <= 0.0) return;
+  op_free_cpu_sum_ += cores > 0 ? cores_free / cores : 0.0;
+  op_free_gpu_sum_ += gpus > 0 ? gpu_free / gpus : 0.0;
+  ++op_samples_;
 }
 
 }  // namespace sim::platform

@@ -164,6 +164,7 @@ class ServerlessPlatform final : public Platform {
   struct Chain;
 
   void tick();
+  void sample_operator_fragments(const policy::PlatformView& v);
   void pump(Queue& q);
   void pump_all();
   void run_batch(Inst& inst, std::vector<Request> batch);
@@ -266,6 +267,15 @@ class ServerlessPlatform final : public Platform {
   // Fragmentation sampled at every control tick.
   double fragmentation_sum_ = 0.0;
   std::uint64_t fragmentation_samples_ = 0;
+  // INFless operator-profile instances (cpu_threads > 0): resources held over time and the
+  // unallocated share of the servers that hold any (INFless Fig. 17b, Table 4). Reported only
+  // when such instances ran, so other scenarios' summaries are unchanged.
+  std::uint64_t op_instances_ended_ = 0;
+  double op_thread_seconds_ = 0.0;  ///< of terminated instances
+  double op_share_seconds_ = 0.0;
+  double op_free_cpu_sum_ = 0.0;
+  double op_free_gpu_sum_ = 0.0;
+  std::uint64_t op_samples_ = 0;
 };
 
 /// The "serverless" platform kind: schema and factory (policies built through

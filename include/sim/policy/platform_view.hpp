@@ -16,6 +16,10 @@
 
 #include "sim/engine/time.hpp"
 
+namespace sim::gpu {
+struct ModelProfile;
+}
+
 namespace sim::policy {
 
 using InstanceId = std::uint64_t;
@@ -110,6 +114,10 @@ struct FunctionView {
   int cold_starting = 0;
   int idle = 0;
   int busy = 0;  ///< busy + draining
+  /// The model's catalog profile (owned by the model catalog, which outlives the run), for
+  /// policies that predict latencies of configurations other than the default (INFless
+  /// Algorithm 1 explores (batch, threads, GPU %)). nullptr when the view is built by hand.
+  const gpu::ModelProfile* profile = nullptr;
   [[nodiscard]] int live() const { return cold_starting + idle + busy; }
 };
 

@@ -1,9 +1,275 @@
-// The infless policy family: one registration line per policy.
+// The infless policy family (INFless, ASPLOS'22, and its baselines): one registration line per
+// policy. Each policy declares its parameters once, in its schema.
 
 #include "sim/policy/infless/register.hpp"
 
+#include "sim/config/schema.hpp"
+#include "sim/policy/infless/histogram_keep_alive.hpp"
+#include "sim/policy/infless/infless_autoscaler.hpp"
+#include "sim/policy/infless/operator_placement.hpp"
+#include "sim/policy/infless/request_path.hpp"
+#include "sim/policy/infless/resource_efficiency.hpp"
+#include "sim/policy/infless/uniform_autoscaler.hpp"
+
 namespace sim::policy::infless {
 
-void register_policies(PolicyRegistry& /*registry*/) {}
+using config::ParamType;
+using nlohmann::json;
+
+namespace {
+
+std::shared_ptr<config::Schema> schema(const char* category, const char* name, const char* doc) {
+  return std::make_shared<config::Schema>(std::string(category) + "/" + name, doc);
+}
+
+void add_slos(config::Schema& s) {
+  s.add("slo", ParamType::kDuration)
+      .def("200ms")
+      .at_least(0)
+      .doc("latency SLO of functions not listed in `slos` (the platform's views carry none)");
+  auto per = std::make_shared<config::Schema>("infless/slo", "one function's latency SLO");
+  per->add("function", ParamType::kString).doc("function name");
+  per->add("slo", ParamType::kDuration).at_least(0).doc("its latency SLO");
+  s.list_of("slos", per).def(json::array()).doc("per-function SLOs");
+}
+
+SloMap slos_of(const json& p) {
+  SloMap m;
+  m.fallback = config::get_duration(p, "slo");
+  for (const json& e : p.at("slos"))
+    m.by_function[e.at("function").get<std::string>()] = config::get_duration(e, "slo");
+  return m;
+}
+
+void add_beta(config::Schema& s) {
+  s.add("cpu_gflops_per_thread", ParamType::kNumber)
+      .def(64.0)
+      .at_least(1e-9)
+      .doc("FLOPS of one CPU thread for beta (INFless §3.4; 64 GFLOPS as in the public code)");
+  s.add("gpu_gflops", ParamType::kNumber)
+      .def(14200.0)
+      .at_least(1e-9)
+      .doc("FLOPS of a whole GPU for beta (the public code's 142 GFLOPS per SM percent)");
+}
+
+double beta_of(const json& p) {
+  return conversion_factor(p.at("cpu_gflops_per_thread").get<double>(),
+                           p.at("gpu_gflops").get<double>());
+}
+
+PolicyKind slo_batcher() {
+  const char* doc =
+      "INFless §3.2 built-in batching: a full batch at once, else the waiting requests when the "
+      "oldest has waited wait_fraction of its SLO (t_exec <= t_slo/2 makes t_slo/2 safe).";
+  auto s = schema(kBatcher, "infless-slo", doc);
+  s->add("wait_fraction", ParamType::kNumber)
+      .def(0.5)
+      .at_least(0)
+      .at_most(1)
+      .doc("share of a request's SLO it may wait for its batch to fill (eq. 3-4)");
+  return {kBatcher, "infless-slo", doc, s,
+          [](const json& p, PolicyContext) -> std::unique_ptr<Policy> {
+            return std::make_unique<SloBudgetBatcher>(p.at("wait_fraction").get<double>());
+          }};
+}
+
+PolicyKind rate_dispatcher() {
+  const char* doc =
+      "INFless §3.2 dispatch: batches split over idle instances by smooth weighted round robin "
+      "with weight r_up = floor(1/t_exec) * b (eq. 1).";
+  auto s = schema(kDispatcher, "infless-rate", doc);
+  s->add("latency_factor", ParamType::kNumber)
+      .def(1.1)
+      .at_least(1)
+      .doc("t_exec = the instance's batch latency times this (INFless §3.3: +10%)");
+  return {kDispatcher, "infless-rate", doc, s,
+          [](const json& p, PolicyContext) -> std::unique_ptr<Policy> {
+            return std::make_unique<RateSplitDispatcher>(p.at("latency_factor").get<double>());
+          }};
+}
+
+PolicyKind infless_autoscaler() {
+  const char* doc =
+      "INFless auto-scaling engine: dispatch rules (i)-(iii) over the instances' [r_low, r_up] "
+      "(eq. 1); Schedule (Algorithm 1, eq. 10) for R - R_max; releases below alpha R_min + "
+      "(1 - alpha) R_max. Functions need an operator profile (INFless models).";
+  auto s = schema(kAutoscaler, "infless", doc);
+  add_slos(*s);
+  s->add("alpha", ParamType::kNumber).def(0.8).at_least(0).at_most(1).doc("§3.2 alpha");
+  s->add("rate_window", ParamType::kInteger)
+      .def(0)
+      .at_least(0)
+      .doc("index of the platform's rate window that measures R");
+  s->add("latency_factor", ParamType::kNumber)
+      .optional()
+      .at_least(1)
+      .doc(
+          "t_exec = COP prediction times this; default 1 + the model's prediction offset "
+          "(+10%); 1.5 and 2 are the OP1.5 and OP2 ablations (Fig. 11)");
+  s->add("batching", ParamType::kBool).def(true).doc("false: the BB ablation (batch size 1)");
+  s->add("resource_scheduling", ParamType::kBool)
+      .def(true)
+      .doc("false: the RS ablation (largest-r_up configuration, first server that fits)");
+  s->add("release", ParamType::kBool).def(true).doc("apply rule (iii)");
+  s->add("release_hold", ParamType::kDuration)
+      .def("30s")
+      .at_least(0)
+      .doc(
+          "rule (iii) uses the largest R of this long a history (public code: an instance is "
+          "drained after 3 idle 10 s checks)");
+  s->add("max_batch", ParamType::kInteger)
+      .def(0)
+      .at_least(0)
+      .doc("largest batch size of B; 0: the function's max_batch");
+  add_beta(*s);
+  return {kAutoscaler, "infless", doc, s,
+          [](const json& p, PolicyContext) -> std::unique_ptr<Policy> {
+            InflessAutoscalerConfig c;
+            c.slo = slos_of(p);
+            c.alpha = p.at("alpha").get<double>();
+            c.rate_window = p.at("rate_window").get<std::size_t>();
+            if (p.contains("latency_factor") && !p.at("latency_factor").is_null())
+              c.latency_factor = p.at("latency_factor").get<double>();
+            c.batching = p.at("batching").get<bool>();
+            c.resource_scheduling = p.at("resource_scheduling").get<bool>();
+            c.release = p.at("release").get<bool>();
+            c.release_hold = config::get_duration(p, "release_hold");
+            c.max_batch = p.at("max_batch").get<int>();
+            c.cpu_gflops_per_thread = p.at("cpu_gflops_per_thread").get<double>();
+            c.gpu_gflops = p.at("gpu_gflops").get<double>();
+            return std::make_unique<InflessAutoscaler>(c);
+          }};
+}
+
+PolicyKind uniform_autoscaler() {
+  const char* doc =
+      "INFless's baselines (§5.1): uniform scaling, n = ceil(R / r_up) instances of one "
+      "configuration placed first-fit. batch > 0: that fixed (batch, threads, GPU %) "
+      "(OpenFaaS+: 1, 2, 10); batch = 0: BATCH's choice of the best r_up per unified resource.";
+  auto s = schema(kAutoscaler, "infless-uniform", doc);
+  add_slos(*s);
+  s->add("rate_window", ParamType::kInteger).def(0).at_least(0).doc("rate window index");
+  s->add("batch", ParamType::kInteger).def(0).at_least(0).doc("fixed batch; 0: BATCH's choice");
+  s->add("threads", ParamType::kInteger).def(2).at_least(1).doc("fixed CPU threads");
+  s->add("gpu_percent", ParamType::kInteger).def(10).at_least(1).at_most(100).doc("fixed SM %");
+  s->add("max_batch", ParamType::kInteger)
+      .def(0)
+      .at_least(0)
+      .doc("BATCH: largest batch considered; 0: the function's max_batch");
+  s->add("scale_down", ParamType::kBool)
+      .def(false)
+      .doc("stop surplus idle instances (off: the keep-alive reclaims them)");
+  add_beta(*s);
+  return {kAutoscaler, "infless-uniform", doc, s,
+          [](const json& p, PolicyContext) -> std::unique_ptr<Policy> {
+            UniformAutoscalerConfig c;
+            c.slo = slos_of(p);
+            c.rate_window = p.at("rate_window").get<std::size_t>();
+            c.batch = p.at("batch").get<int>();
+            c.threads = p.at("threads").get<int>();
+            c.gpu_percent = p.at("gpu_percent").get<int>();
+            c.max_batch = p.at("max_batch").get<int>();
+            c.scale_down = p.at("scale_down").get<bool>();
+            c.cpu_gflops_per_thread = p.at("cpu_gflops_per_thread").get<double>();
+            c.gpu_gflops = p.at("gpu_gflops").get<double>();
+            return std::make_unique<UniformAutoscaler>(c);
+          }};
+}
+
+PolicyKind operator_placement() {
+  const char* doc =
+      "Placement of INFless operator-profile instances: the server with the largest eq. (10) "
+      "efficiency (best fit), or the first that fits; counts free threads, SM shares and GPU "
+      "memory.";
+  auto s = schema(kPlacement, "infless-efficiency", doc);
+  s->add("rule", ParamType::kChoice)
+      .one_of({"efficiency", "first-fit"})
+      .def("efficiency")
+      .doc("eq. (10) argmax over servers, or the first server that fits");
+  add_beta(*s);
+  return {kPlacement, "infless-efficiency", doc, s,
+          [](const json& p, PolicyContext) -> std::unique_ptr<Policy> {
+            return std::make_unique<OperatorPlacement>(
+                p.at("rule").get<std::string>() == "efficiency", beta_of(p));
+          }};
+}
+
+void add_histogram(config::Schema& s) {
+  s.add("bin", ParamType::kDuration).def("60s").at_least(1e-3).doc("histogram bin width");
+  s.add("range", ParamType::kDuration).def("4h").at_least(1e-3).doc("histogram range");
+  s.add("head_percentile", ParamType::kNumber).def(5.0).at_least(0).at_most(100).doc("head");
+  s.add("tail_percentile", ParamType::kNumber).def(99.0).at_least(0).at_most(100).doc("tail");
+  s.add("min_samples", ParamType::kInteger)
+      .def(5)
+      .at_least(1)
+      .doc("fewer idle times: no pattern yet, use fallback_keep_alive");
+  s.add("fallback_keep_alive", ParamType::kDuration)
+      .def("4h")
+      .at_least(0)
+      .doc("keep-alive without a usable histogram (Shahrad et al.: the histogram range)");
+}
+
+HistogramKeepAliveConfig histogram_of(const json& p, bool lsth) {
+  HistogramKeepAliveConfig c;
+  c.lsth = lsth;
+  c.bin = config::get_duration(p, "bin");
+  c.range = config::get_duration(p, "range");
+  c.head_percentile = p.at("head_percentile").get<double>();
+  c.tail_percentile = p.at("tail_percentile").get<double>();
+  c.min_samples = p.at("min_samples").get<std::size_t>();
+  c.fallback_keep_alive = config::get_duration(p, "fallback_keep_alive");
+  return c;
+}
+
+PolicyKind lsth_keep_alive() {
+  const char* doc =
+      "INFless §3.5 LSTH: long- (24 h) and short-term (1 h) idle-time histograms; pre-warm = "
+      "gamma L_head + (1 - gamma) S_head, keep-alive likewise from the tails (5th/99th pct).";
+  auto s = schema(kKeepAlive, "lsth", doc);
+  add_histogram(*s);
+  s->add("long_window", ParamType::kDuration).def("24h").at_least(1e-3).doc("LTP window");
+  s->add("short_window", ParamType::kDuration).def("1h").at_least(1e-3).doc("STB window");
+  s->add("gamma", ParamType::kNumber).def(0.5).at_least(0).at_most(1).doc("long-term weight");
+  return {kKeepAlive, "lsth", doc, s, [](const json& p, PolicyContext) -> std::unique_ptr<Policy> {
+            HistogramKeepAliveConfig c = histogram_of(p, true);
+            c.long_window = config::get_duration(p, "long_window");
+            c.short_window = config::get_duration(p, "short_window");
+            c.gamma = p.at("gamma").get<double>();
+            return std::make_unique<HistogramKeepAlive>(c);
+          }};
+}
+
+PolicyKind hhp_keep_alive() {
+  const char* doc =
+      "Hybrid histogram policy (Shahrad et al., ATC'20): one idle-time histogram; pre-warm = "
+      "head - 10%, keep-alive to tail + 10%; the range as keep-alive when not representative.";
+  auto s = schema(kKeepAlive, "hhp", doc);
+  add_histogram(*s);
+  s->add("window", ParamType::kDuration).def("4h").at_least(1e-3).doc("tracked duration");
+  s->add("margin", ParamType::kNumber).def(0.1).at_least(0).at_most(1).doc("head/tail margin");
+  s->add("cv_threshold", ParamType::kNumber)
+      .def(2.0)
+      .at_least(0)
+      .doc("bin-count CV below which the histogram is not representative");
+  return {kKeepAlive, "hhp", doc, s, [](const json& p, PolicyContext) -> std::unique_ptr<Policy> {
+            HistogramKeepAliveConfig c = histogram_of(p, false);
+            c.hhp_window = config::get_duration(p, "window");
+            c.margin = p.at("margin").get<double>();
+            c.cv_threshold = p.at("cv_threshold").get<double>();
+            return std::make_unique<HistogramKeepAlive>(c);
+          }};
+}
+
+}  // namespace
+
+void register_policies(PolicyRegistry& registry) {
+  registry.add(slo_batcher());
+  registry.add(rate_dispatcher());
+  registry.add(infless_autoscaler());
+  registry.add(uniform_autoscaler());
+  registry.add(operator_placement());
+  registry.add(lsth_keep_alive());
+  registry.add(hhp_keep_alive());
+}
 
 }  // namespace sim::policy::infless

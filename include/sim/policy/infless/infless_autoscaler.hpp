@@ -1,0 +1,42 @@
+#pragma once
+/// The INFless auto-scaling engine (§3.2, §3.4): per function, the measured rate R against the
+/// instances' [r_low, r_up] bounds (eq. 1); rule (i) calls Schedule (Algorithm 1) for R - R_max,
+/// rule (iii) releases instances until rule (ii) holds again.
+
+#include <deque>
+#include <map>
+#include <optional>
+#include <utility>
+
+#include "sim/policy/autoscaler.hpp"
+#include "sim/policy/infless/slo_map.hpp"
+
+namespace sim::policy::infless {
+
+struct InflessAutoscalerConfig {
+  SloMap slo;
+  double alpha = 0.8;                    ///< §3.2, "set to 0.8 in our implementation"
+  std::size_t rate_window = 0;           ///< index into PlatformView::rate_windows
+  std::optional<double> latency_factor;  ///< nullopt: 1 + prediction_offset (10%)
+  bool batching = true;                  ///< false: the BB ablation (every batch size 1)
+  bool resource_scheduling = true;       ///< false: the RS ablation
+  bool release = true;                   ///< rule (iii)
+  /// Rule (iii) uses the largest R of this long a history, so one quiet rate sample does not
+  /// release instances (the public code drains an instance after 3 idle 10 s checks).
+  Time release_hold = seconds(30.0);
+  double cpu_gflops_per_thread = 64.0;  ///< beta's numerator
+  double gpu_gflops = 14200.0;          ///< beta's denominator (x 1/100 per SM percent)
+  int max_batch = 0;                    ///< 0: the function's default max_batch
+};
+
+class InflessAutoscaler final : public Autoscaler {
+ public:
+  explicit InflessAutoscaler(InflessAutoscalerConfig config) : config_(std::move(config)) {}
+  Decisions decide(const PlatformView& view) override;
+
+ private:
+  InflessAutoscalerConfig config_;
+  std::map<std::uint32_t, std::deque<std::pair<Time, double>>> history_;  ///< (tick, R)
+};
+
+}  // namespace sim::policy::infless

@@ -1,0 +1,38 @@
+#pragma once
+/// INFless's built-in batching on the platform's request path: a batcher that fills a batch
+/// within the SLO budget and a dispatcher that splits batches by each instance's rate bound.
+
+#include <map>
+
+#include "sim/policy/batcher.hpp"
+#include "sim/policy/dispatcher.hpp"
+
+namespace sim::policy::infless {
+
+/// INFless §3.2: a request waits until its batch is full or its waiting budget ends. Eq. (3)-(4)
+/// with t_exec <= t_slo / 2 make t_slo / 2 a waiting budget every INFless configuration meets
+/// (wait_fraction = 0.5); requests without an SLO use their function's batch timeout.
+class SloBudgetBatcher final : public Batcher {
+ public:
+  explicit SloBudgetBatcher(double wait_fraction) : wait_fraction_(wait_fraction) {}
+  BatchDecision select(const BatchQueueView& view) override;
+
+ private:
+  double wait_fraction_;
+};
+
+/// INFless §3.2 dispatch: instance i receives requests in proportion to its rate r_i, which
+/// under rule (i) is r_up_i = floor(1 / t_exec_i) * b_i (eq. 1). Smooth weighted round robin
+/// over the idle instances with weight r_up (t_exec = the instance's batch latency times
+/// `latency_factor`).
+class RateSplitDispatcher final : public Dispatcher {
+ public:
+  explicit RateSplitDispatcher(double latency_factor) : latency_factor_(latency_factor) {}
+  std::optional<InstanceId> choose(const DispatchView& view) override;
+
+ private:
+  double latency_factor_;
+  std::map<InstanceId, double> current_;  ///< smooth WRR credit per instance
+};
+
+}  // namespace sim::policy::infless

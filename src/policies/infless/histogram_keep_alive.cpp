@@ -1,0 +1,112 @@
+#include "sim/policy/infless/histogram_keep_alive.hpp"
+
+#include <algorithm>
+
+namespace sim::policy::infless {
+
+namespace {
+
+Time scaled(Time t, double k) {
+  return seconds(t.to_seconds() * k);
+}
+
+}  // namespace
+
+Windows HistogramKeepAlive::derive(const Track& t) const {
+  const Windows conservative{Time::zero(), config_.fallback_keep_alive};
+  if (!config_.lsth) {
+    // HHP (Shahrad et al. §4.2): a representative histogram gives head - 10% and tail + 10%;
+    // otherwise (too few idle times, flat histogram, mostly out of range, where the paper
+    // would use ARIMA) the standard keep-alive of the histogram range.
+    const IdleHistogram& h = t.long_term;
+    if (h.count() < config_.min_samples || 2 * h.out_of_bounds() > h.count() ||
+        h.bin_count_cv() < config_.cv_threshold) {
+      return conservative;
+    }
+    const Time head = scaled(*h.percentile(config_.head_percentile, false), 1.0 - config_.margin);
+    const Time tail = scaled(*h.percentile(config_.tail_percentile, true), 1.0 + config_.margin);
+    return {head, std::max(config_.bin, tail - head)};
+  }
+  // LSTH (INFless §3.5): heads and tails of the long- and short-term histograms, weighted by
+  // gamma; a histogram without enough idle times defers to the other.
+  const bool has_long = t.long_term.count() >= config_.min_samples &&
+                        t.long_term.percentile(config_.head_percentile, false).has_value();
+  const bool has_short = t.short_term.count() >= config_.min_samples &&
+                         t.short_term.percentile(config_.head_percentile, false).has_value();
+  if (!has_long && !has_short) return conservative;
+  const IdleHistogram& l = has_long ? t.long_term : t.short_term;
+  const IdleHistogram& s = has_short ? t.short_term : t.long_term;
+  const double g = config_.gamma;
+  const Time head = scaled(*l.percentile(config_.head_percentile, false), g) +
+                    scaled(*s.percentile(config_.head_percentile, false), 1.0 - g);
+  const Time tail = scaled(*l.percentile(config_.tail_percentile, true), g) +
+                    scaled(*s.percentile(config_.tail_percentile, true), 1.0 - g);
+  return {head, std::max(config_.bin, tail - head)};
+}
+
+Windows HistogramKeepAlive::windows(std::uint32_t function) const {
+  auto it = tracks_.find(function);
+  if (it == tracks_.end()) return {Time::zero(), config_.fallback_keep_alive};
+  return it->second.windows;
+}
+
+void HistogramKeepAlive::observe(const PlatformView& view) {
+  for (const FunctionView& f : view.functions) {
+    auto it = tracks_.find(f.id);
+    if (it == tracks_.end()) {
+      const Time lw = config_.lsth ? config_.long_window : config_.hhp_window;
+      it = tracks_
+               .emplace(f.id, Track{0, std::nullopt, IdleHistogram(lw, config_.bin, config_.range),
+                                    IdleHistogram(config_.short_window, config_.bin, config_.range),
+                                    Windows{Time::zero(), config_.fallback_keep_alive}})
+               .first;
+    }
+    Track& t = it->second;
+    t.long_term.expire(view.now);
+    t.short_term.expire(view.now);
+    if (f.arrivals > t.arrivals) {
+      // Invocations in the interval before this tick: the idle time since the last active
+      // interval, at tick resolution (0 for back-to-back active intervals).
+      if (t.last_active) {
+        const Time idle = std::max(Time::zero(), view.now - *t.last_active - view.control_interval);
+        t.long_term.add(view.now, idle);
+        t.short_term.add(view.now, idle);
+      }
+      t.last_active = view.now;
+      t.arrivals = f.arrivals;
+    }
+    t.windows = derive(t);
+  }
+}
+
+Time HistogramKeepAlive::idle_timeout(const InstanceView& instance, const FunctionView& function) {
+  auto it = tracks_.find(function.id);
+  if (it == tracks_.end()) return config_.fallback_keep_alive;
+  const Track& t = it->second;
+  const Windows w = t.windows;
+  if (w.prewarm <= Time::zero()) return w.keep_alive;
+  // A pre-warming window: unload right after execution, and keep a pre-warmed instance that
+  // has not run anything until the end of its keep-alive window.
+  if (instance.batches > 0 || !t.last_active) return Time::zero();
+  const Time end = *t.last_active + w.prewarm + w.keep_alive;
+  return std::max(Time::zero(), end - instance.state_since);
+}
+
+std::vector<StartInstance> HistogramKeepAlive::prewarm(const PlatformView& view) {
+  observe(view);
+  std::vector<StartInstance> out;
+  for (const FunctionView& f : view.functions) {
+    const Track& t = tracks_.at(f.id);
+    const Windows w = t.windows;
+    if (w.prewarm <= Time::zero() || !t.last_active || f.live() > 0 || f.queue_length > 0) {
+      continue;
+    }
+    const Time load_at = *t.last_active + w.prewarm;
+    if (view.now >= load_at && view.now < load_at + w.keep_alive) {
+      out.push_back({f.id, 1, std::nullopt, std::nullopt});
+    }
+  }
+  return out;
+}
+
+}  // namespace sim::policy::infless

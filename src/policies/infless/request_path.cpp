@@ -1,0 +1,49 @@
+#include "sim/policy/infless/request_path.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "sim/policy/infless/rate_bounds.hpp"
+
+namespace sim::policy::infless {
+
+BatchDecision SloBudgetBatcher::select(const BatchQueueView& view) {
+  BatchDecision d;
+  if (view.queue.empty() || view.max_batch < 1) return d;
+  const auto cap = std::min(view.queue.size(), static_cast<std::size_t>(view.max_batch));
+  Time deadline = Time::max();
+  for (const QueuedRequest& q : view.queue) {
+    // INFless eq. (3)-(4): wait at most wait_fraction * t_slo for the batch to fill.
+    const Time budget =
+        q.slo > Time::zero() ? seconds(q.slo.to_seconds() * wait_fraction_) : q.batch_timeout;
+    deadline = std::min(deadline, q.arrival + budget);
+  }
+  if (view.queue.size() >= static_cast<std::size_t>(view.max_batch) || deadline <= view.now) {
+    d.take.resize(cap);
+    for (std::size_t i = 0; i < cap; ++i)
+      d.take[i] = i;
+  } else {
+    d.retry_at = deadline;
+  }
+  return d;
+}
+
+std::optional<InstanceId> RateSplitDispatcher::choose(const DispatchView& view) {
+  if (view.idle.empty()) return std::nullopt;
+  // Smooth weighted round robin (each idle instance gains its weight, the richest is chosen
+  // and pays the total) with weight r_up = floor(1 / t_exec) * b, INFless eq. (1).
+  double total = 0.0;
+  const InstanceView* pick = nullptr;
+  for (const InstanceView& i : view.idle) {
+    const double t = i.batch_latency_s * latency_factor_;
+    const double w = t > 0 ? std::max(1.0, rate_bounds(t, 2.0 * t, i.config.max_batch).r_up) : 1.0;
+    total += w;
+    double& c = current_[i.id];
+    c += w;
+    if (pick == nullptr || c > current_[pick->id]) pick = &i;
+  }
+  current_[pick->id] -= total;
+  return pick->id;
+}
+
+}  // namespace sim::policy::infless

@@ -1,0 +1,22 @@
+#include "sim/policy/infless/resource_efficiency.hpp"
+
+#include <algorithm>
+
+namespace sim::policy::infless {
+
+double conversion_factor(double cpu_gflops_per_thread, double gpu_gflops) {
+  return cpu_gflops_per_thread / (gpu_gflops / 100.0);
+}
+
+double unified_resource(double threads, double gpu_percent, double beta) {
+  return beta * threads + gpu_percent;
+}
+
+double resource_efficiency(double r_up, double demand, double server_available, double e_max) {
+  // INFless eq. (10).
+  const double per_resource = r_up / demand / e_max;
+  const double fragment = std::max(kMinFragment, 1.0 - demand / server_available);
+  return per_resource / fragment;
+}
+
+}  // namespace sim::policy::infless

@@ -1,0 +1,157 @@
+#include "sim/policy/infless/schedule.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "sim/policy/infless/resource_efficiency.hpp"
+
+namespace sim::policy::infless {
+
+namespace {
+constexpr double kShareEps = 1e-9;
+}
+
+double ServerState::available(double beta) const {
+  double g = 0.0;
+  for (const GpuSlot& s : gpus)
+    if (s.usable) g += 100.0 * s.share_free;
+  return unified_resource(cores_free, g, beta);
+}
+
+std::vector<ServerState> servers_of(const PlatformView& view) {
+  std::vector<ServerState> out;
+  for (const HostView& h : view.hosts) {
+    if (!h.available) continue;
+    ServerState s;
+    s.host = h.index;
+    s.cores_free = h.cores_free;
+    s.memory_free_bytes = h.memory_free_bytes;
+    for (std::size_t g = 0; g < h.gpus.size(); ++g) {
+      const GpuView& gv = h.gpus[g];
+      GpuSlot slot;
+      slot.gpu = static_cast<int>(g);
+      slot.usable = !gv.mig && !gv.reconfiguring && (gv.sharing == "mps" || gv.instances == 0);
+      slot.memory_free_gb = gv.memory_free_gb;
+      s.gpus.push_back(slot);
+    }
+    out.push_back(std::move(s));
+  }
+  for (const InstanceView& i : view.instances) {
+    if (i.config.cpu_threads <= 0 || i.location.gpu < 0) continue;
+    for (ServerState& s : out) {
+      if (s.host != i.location.host) continue;
+      for (GpuSlot& g : s.gpus)
+        if (g.gpu == i.location.gpu) g.share_free -= i.config.gpu_share;
+    }
+  }
+  for (ServerState& s : out)
+    for (GpuSlot& g : s.gpus)
+      g.share_free = std::max(0.0, g.share_free);
+  return out;
+}
+
+int gpu_for(const ServerState& s, const Configuration& c, const ScheduleOptions& o) {
+  if (s.cores_free < c.threads || s.memory_free_bytes < o.model_bytes) return -1;
+  const double share = c.gpu_percent / 100.0;
+  int best = -1;
+  for (std::size_t k = 0; k < s.gpus.size(); ++k) {
+    const GpuSlot& g = s.gpus[k];
+    if (!g.usable || g.share_free + kShareEps < share || g.memory_free_gb < o.device_memory_gb)
+      continue;
+    // Best fit inside the server: the GPU with the least free share that still fits.
+    if (best < 0 || g.share_free < s.gpus[static_cast<std::size_t>(best)].share_free)
+      best = static_cast<int>(k);
+  }
+  return best;
+}
+
+void book(ServerState& s, int gpu_slot, const Configuration& c, const ScheduleOptions& o) {
+  GpuSlot& g = s.gpus.at(static_cast<std::size_t>(gpu_slot));
+  s.cores_free -= c.threads;
+  s.memory_free_bytes -= o.model_bytes;
+  g.share_free = std::max(0.0, g.share_free - c.gpu_percent / 100.0);
+  g.memory_free_gb -= o.device_memory_gb;
+}
+
+InstanceConfig instance_config(const Configuration& c) {
+  InstanceConfig ic;
+  ic.max_batch = c.batch;
+  ic.cpu_threads = c.threads;
+  ic.gpu_share = c.gpu_percent / 100.0;
+  return ic;
+}
+
+std::vector<PlacedInstance> schedule(double residual_rps, const ScheduleOptions& options,
+                                     const LatencyPredictor& predictor,
+                                     std::vector<ServerState>& servers) {
+  std::vector<PlacedInstance> out;
+  // e_max: eq. (10)'s numerator is normalised by the best r_up per unified resource of any
+  // profiled configuration of this function at its SLO.
+  double e_max = 0.0;
+  for (int b : options.batches) {
+    for (const Configuration& c : configurations(predictor, b, options.t_slo_s)) {
+      const double budget = b == 1 ? options.t_slo_s : options.t_slo_s / 2.0;
+      if (c.t_exec_s > budget) continue;
+      e_max =
+          std::max(e_max, c.bounds.r_up / unified_resource(c.threads, c.gpu_percent, options.beta));
+    }
+  }
+  if (e_max <= 0.0) return out;
+  // INFless Algorithm 1, lines 2-15.
+  while (residual_rps > 0.0 && static_cast<int>(out.size()) < options.max_instances) {
+    bool placed = false;
+    for (int b : options.batches) {
+      const auto candidates = available_configs(predictor, b, residual_rps, options.t_slo_s);
+      if (candidates.empty()) continue;  // try the next largest batch size
+      std::optional<std::size_t> best_k;
+      std::size_t best_j = 0;
+      int best_gpu = -1;
+      if (options.resource_scheduling) {
+        double best_e = -std::numeric_limits<double>::infinity();
+        for (std::size_t k = 0; k < candidates.size(); ++k) {
+          const Configuration& c = candidates[k];
+          const double demand = unified_resource(c.threads, c.gpu_percent, options.beta);
+          for (std::size_t j = 0; j < servers.size(); ++j) {
+            const int g = gpu_for(servers[j], c, options);
+            if (g < 0) continue;
+            const double e = resource_efficiency(c.bounds.r_up, demand,
+                                                 servers[j].available(options.beta), e_max);
+            if (e > best_e) {  // strictly greater: ties go to the first visited
+              best_e = e;
+              best_k = k;
+              best_j = j;
+              best_gpu = g;
+            }
+          }
+        }
+      } else {
+        // RS ablation: the configuration with the maximum throughput, on the first server.
+        std::size_t k = 0;
+        for (std::size_t q = 1; q < candidates.size(); ++q)
+          if (candidates[q].bounds.r_up > candidates[k].bounds.r_up) k = q;
+        for (std::size_t j = 0; j < servers.size(); ++j) {
+          const int g = gpu_for(servers[j], candidates[k], options);
+          if (g >= 0) {
+            best_k = k;
+            best_j = j;
+            best_gpu = g;
+            break;
+          }
+        }
+      }
+      if (!best_k) continue;  // no server has room for this batch size
+      const Configuration& c = candidates[*best_k];
+      ServerState& s = servers[best_j];
+      book(s, best_gpu, c, options);
+      out.push_back({c, Location{s.host, s.gpus[static_cast<std::size_t>(best_gpu)].gpu, -1}});
+      residual_rps -= c.bounds.r_up;
+      placed = true;
+      break;  // scale for the rest of R_k, from the largest batch size again
+    }
+    if (!placed) break;  // nothing fits any more (the paper's loop would spin)
+  }
+  return out;
+}
+
+}  // namespace sim::policy::infless
