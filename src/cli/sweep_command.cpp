@@ -44,7 +44,7 @@ void print_dry_run(const sweep::Experiment& e, const sweep::Plan& plan,
                    const sweep::RunContext& context, std::ostream& out) {
   out << fmt::format("experiment {}: {} combinations x {} seeds = {} runs", e.name,
                      plan.combinations, e.seeds.size(), plan.runs.size());
-  if (plan.excluded > 0) out << fmt::format(" ({} combinations filtered out)", plan.excluded);
+  if (plan.excluded > 0) out << fmt::format(" ({} more filtered out)", plan.excluded);
   out << "\noutput: " << context.runs_dir.parent_path().string() << "/\n";
   std::size_t width = 0;
   for (const auto& r : plan.runs)
@@ -60,7 +60,8 @@ void print_dry_run(const sweep::Experiment& e, const sweep::Plan& plan,
     }
     std::string sets;
     // The axes' overrides: after the experiment's own, before seed and name.
-    for (std::size_t i = e.overrides.size(); i + 2 < r.overrides.size(); ++i)
+    for (std::size_t i = e.overrides.size();
+         i + 2 + e.final_overrides.size() < r.overrides.size(); ++i)
       sets += " --set " + r.overrides[i].text;
     out << fmt::format("  {:<{}}  {:<18}{}\n", r.name, width, state, sets);
   }
@@ -82,6 +83,9 @@ int sweep_command(const Args& args, std::ostream& out, std::ostream& err) {
                                                     "experiment file (JSON)")(
       "dry-run,n", "list the runs and their state without running anything")(
       "jobs,j", po::value<unsigned>(), "worker threads (default: the machine's cores)")(
+      "set", po::value<std::vector<std::string>>()->composing(),
+      "override a scenario value in every run, after the axes: KEY.PATH=VALUE, e.g. --set "
+      "duration=60s (repeatable)")(
       "out,o", po::value<std::string>()->default_value("out"),
       "output directory; results go to OUT/NAME/")("quiet,q", "print no final summary");
   if (wants_help(args)) {
@@ -98,7 +102,11 @@ int sweep_command(const Args& args, std::ostream& out, std::ostream& err) {
     jobs = vm["jobs"].as<unsigned>();
   }
 
-  const auto experiment = sweep::load_experiment(vm["experiment"].as<std::string>());
+  auto experiment = sweep::load_experiment(vm["experiment"].as<std::string>());
+  if (vm.count("set") != 0) {
+    for (const auto& s : vm["set"].as<std::vector<std::string>>())
+      experiment.final_overrides.push_back(scenario::parse_override(s));
+  }
   const auto plan = sweep::expand(experiment);
   const fs::path sweep_dir = fs::path(vm["out"].as<std::string>()) / experiment.name;
 

@@ -359,6 +359,34 @@ Experiment parse_experiment(const json& doc, const fs::path& file) {
       e.seeds.push_back(first + r);
   }
 
+  // "{AXIS}" placeholders in scenario paths must name an axis (see substitute_labels).
+  std::vector<std::pair<std::string, std::string>> paths;  // (pointer, path)
+  if (doc.contains("scenario") && doc.at("scenario").is_string())
+    paths.emplace_back("/scenario", doc.at("scenario").get<std::string>());
+  for (std::size_t i = 0; i < e.axes.size(); ++i) {
+    for (std::size_t j = 0; j < e.axes[i].variants.size(); ++j) {
+      if (e.axes[i].variants[j].scenario) {
+        paths.emplace_back(fmt::format("/axes/{}/variants/{}/scenario", i, j),
+                           e.axes[i].variants[j].scenario->string());
+      }
+    }
+  }
+  std::vector<std::string> axis_names;
+  for (const auto& a : e.axes)
+    axis_names.push_back(a.name);
+  for (const auto& [where, path] : paths) {
+    for (auto open = path.find('{'); open != std::string::npos; open = path.find('{', open + 1)) {
+      const auto close = path.find('}', open);
+      if (close == std::string::npos) break;
+      const std::string name = path.substr(open + 1, close - open - 1);
+      if (std::find(axis_names.begin(), axis_names.end(), name) == axis_names.end()) {
+        const std::string near = config::nearest(name, axis_names);
+        d.error(where, fmt::format("placeholder {{{}}} names no axis", name),
+                near.empty() ? "" : fmt::format("did you mean \"{{{}}}\"?", near));
+      }
+    }
+  }
+
   if (doc.contains("exclude")) e.exclude = parse_filters(doc.at("exclude"), "/exclude", e.axes, d);
   if (doc.contains("only")) e.only = parse_filters(doc.at("only"), "/only", e.axes, d);
   d.throw_if_errors();

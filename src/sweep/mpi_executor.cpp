@@ -2,14 +2,27 @@
 // 1..K-1 run. Messages are JSON text: a worker's request carries the report of its previous
 // run (empty on the first request), the coordinator answers with a run index or "stop".
 
+#include <cstdlib>
 #include <stdexcept>
 
 #include "sim/sweep/executor.hpp"
+
+namespace sim::sweep {
+
+bool launched_by_mpi() {
+  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"}) {
+    if (const char* s = std::getenv(v); s != nullptr && *s != '\0') return true;
+  }
+  return false;
+}
+
+}  // namespace sim::sweep
 
 #if SIM_HAVE_MPI
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <chrono>
 #include <string>
 #include <thread>

@@ -43,6 +43,20 @@ bool next_choice(std::vector<std::size_t>& choice, const std::vector<Axis>& axes
 
 }  // namespace
 
+std::filesystem::path substitute_labels(const std::filesystem::path& file,
+                                        const std::vector<Axis>& axes,
+                                        const std::vector<std::string>& labels) {
+  std::string text = file.string();
+  for (std::size_t i = 0; i < axes.size() && i < labels.size(); ++i) {
+    const std::string placeholder = "{" + axes[i].name + "}";
+    for (auto at = text.find(placeholder); at != std::string::npos;
+         at = text.find(placeholder, at + labels[i].size())) {
+      text.replace(at, placeholder.size(), labels[i]);
+    }
+  }
+  return text;
+}
+
 Plan expand(const Experiment& e) {
   Plan plan;
   for (const auto& a : e.axes)
@@ -75,6 +89,8 @@ Plan expand(const Experiment& e) {
       }
       overrides.insert(overrides.end(), v.overrides.begin(), v.overrides.end());
     }
+    overrides.insert(overrides.end(), e.final_overrides.begin(), e.final_overrides.end());
+    scenario = substitute_labels(scenario, e.axes, labels);
     if (combination.empty()) combination = "base";
     for (std::size_t r = 0; r < e.seeds.size(); ++r) {
       PlannedRun run;

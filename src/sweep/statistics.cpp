@@ -32,14 +32,18 @@ Statistics describe(const std::vector<double>& values) {
   if (values.empty()) throw std::invalid_argument("describe: empty sample");
   Statistics s;
   s.n = values.size();
+  // Shifted by the first value: equal replications give exactly that value and sd 0, and
+  // large offsets (timestamps, byte counts) lose no precision to cancellation.
+  const double shift = values.front();
   double sum = 0.0;
   for (const double v : values)
-    sum += v;
-  s.mean = sum / static_cast<double>(s.n);
+    sum += v - shift;
+  const double offset = sum / static_cast<double>(s.n);
+  s.mean = shift + offset;
   if (s.n >= 2) {
     double squares = 0.0;
     for (const double v : values)
-      squares += (v - s.mean) * (v - s.mean);
+      squares += (v - shift - offset) * (v - shift - offset);
     const double sd = std::sqrt(squares / static_cast<double>(s.n - 1));
     const double half = student_t_975(s.n - 1) * sd / std::sqrt(static_cast<double>(s.n));
     s.sd = sd;

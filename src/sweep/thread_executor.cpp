@@ -1,5 +1,5 @@
+#include <algorithm>
 #include <atomic>
-#include <cstdlib>
 #include <mutex>
 #include <thread>
 
@@ -38,13 +38,6 @@ std::vector<RunReport> run_on_threads(const Plan& plan, const RunContext& contex
     pool.emplace_back(worker);
   pool.clear();  // joins
   return reports;
-}
-
-bool launched_by_mpi() {
-  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"}) {
-    if (const char* s = std::getenv(v); s != nullptr && *s != '\0') return true;
-  }
-  return false;
 }
 
 }  // namespace sim::sweep

@@ -71,6 +71,17 @@ TEST(Experiment, OverridesComeInOrderBaseAxesSeedName) {
   EXPECT_EQ(plan.runs[0].scenario, std::filesystem::path("exp/../base.json"));
 }
 
+TEST(Experiment, FinalOverridesComeAfterTheAxes) {
+  Experiment e = parse(kGrid);
+  e.final_overrides.push_back(scenario::parse_override("platform.max_batch=2"));
+  const Plan plan = expand(e);
+  const auto& o = plan.runs[3].overrides;
+  ASSERT_EQ(o.size(), 7U);
+  EXPECT_EQ(o[3].text, "platform.max_batch=16");
+  EXPECT_EQ(o[4].text, "platform.max_batch=2");
+  EXPECT_EQ(o[5].text, "seed=8");
+}
+
 TEST(Experiment, ExcludeDropsMatchingCombinations) {
   json doc = json::parse(kGrid);
   // Drops load 200/s and 300/s with "big": 2 of the 6 combinations.
@@ -157,6 +168,20 @@ TEST(Experiment, RejectsTwoVariantsReplacingTheScenarioInOneCombination) {
     {"name": "a", "variants": [{"name": "x", "scenario": "x.json"}]},
     {"name": "b", "variants": [{"name": "y", "scenario": "y.json"}]}]})");
   EXPECT_THROW(expand(e), config::ConfigError);
+}
+
+TEST(Experiment, ScenarioPathsTakeTheAxisLabels) {
+  const Plan plan = expand(parse(R"({"scenario": "p/{model}-slo/{scheme}.json", "axes": [
+    {"name": "model", "variants": [{"name": "resnet-50"}, {"name": "dpn-92"}]},
+    {"name": "scheme", "variants": [{"name": "protean"}, {"name": "molecule"}]}]})"));
+  ASSERT_EQ(plan.runs.size(), 4U);
+  EXPECT_EQ(plan.runs[0].scenario, std::filesystem::path("exp/p/resnet-50-slo/protean.json"));
+  EXPECT_EQ(plan.runs[3].scenario, std::filesystem::path("exp/p/dpn-92-slo/molecule.json"));
+  const std::string p = problems(R"({"scenario": "p/{modle}.json",
+    "axes": [{"name": "model", "variants": [{"name": "a"}]}]})");
+  EXPECT_NE(p.find("/scenario: placeholder {modle} names no axis (did you mean \"{model}\"?)"),
+            std::string::npos)
+      << p;
 }
 
 TEST(Experiment, DirectorySafeReplacesSeparators) {

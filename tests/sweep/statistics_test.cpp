@@ -37,6 +37,15 @@ TEST(Describe, MeanSdAndStudentInterval) {
   EXPECT_NEAR(*s.ci_high, 4.554260260, 1e-8);
 }
 
+TEST(Describe, EqualValuesHaveExactlyNoSpread) {
+  // 0.1 + 0.1 + 0.1 is not 3 * 0.1 in binary: a plain sum would give a mean one ulp off and a
+  // standard deviation of about 1e-17 instead of 0.
+  const Statistics s = describe({0.1, 0.1, 0.1});
+  EXPECT_EQ(s.mean, 0.1);
+  EXPECT_EQ(*s.sd, 0.0);
+  EXPECT_EQ(*s.ci_low, 0.1);
+}
+
 TEST(Describe, OneValueHasNoSpread) {
   const Statistics s = describe({0.75});
   EXPECT_DOUBLE_EQ(s.mean, 0.75);

@@ -55,4 +55,7 @@ done < "$dir/a.files"
 # A third pass has nothing to do.
 "$dcsim" sweep "$dir/exp.json" -o "$dir/b" > "$dir/c.log"
 grep -q "0 ran, 6 up to date" "$dir/c.log" || fail "$(cat "$dir/c.log")"
+# An override from the command line changes every run's scenario: all are stale.
+stale=$("$dcsim" sweep "$dir/exp.json" --dry-run --set warmup=2s -o "$dir/b" | grep -c "to redo (stale)")
+[ "$stale" -eq 6 ] || fail "--set made $stale of 6 runs stale"
 echo "sweep.cli: ok"

@@ -56,6 +56,8 @@ struct Experiment {
   std::filesystem::path scenario;  ///< the base scenario, resolved against the file's directory
   std::vector<scenario::Override> overrides;
   std::vector<Axis> axes;
+  /// Applied after the axes' overrides (`dcsim sweep --set`), so they win over the file.
+  std::vector<scenario::Override> final_overrides;
   std::vector<std::uint64_t> seeds;  ///< one replication per seed
   std::vector<Filter> exclude;
   std::vector<Filter> only;

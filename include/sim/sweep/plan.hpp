@@ -22,7 +22,8 @@ struct PlannedRun {
   std::size_t replication = 0;
   std::uint64_t seed = 0;
   std::filesystem::path scenario;  ///< the base scenario file of this run
-  /// Experiment "set", then each axis's overrides in axis order, then seed and name.
+  /// Experiment "set", then each axis's overrides in axis order, then the final (command
+  /// line) overrides, then seed and name.
   std::vector<scenario::Override> overrides;
 };
 
@@ -32,6 +33,13 @@ struct Plan {
   std::size_t combinations = 0;  ///< kept combinations
   std::size_t excluded = 0;      ///< combinations dropped by the filters
 };
+
+/// The scenario path with every "{AXIS}" replaced by the combination's label on that axis
+/// (labels[i] belongs to axes[i]), so that one experiment can pick among generated files:
+/// "../protean/tight-slo-{model}/{scheme}.json".
+std::filesystem::path substitute_labels(const std::filesystem::path& file,
+                                        const std::vector<Axis>& axes,
+                                        const std::vector<std::string>& labels);
 
 /// Expands an experiment. Throws config::ConfigError naming the experiment file when two
 /// variants of one combination each name a different base scenario.
