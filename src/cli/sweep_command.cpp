@@ -60,8 +60,8 @@ void print_dry_run(const sweep::Experiment& e, const sweep::Plan& plan,
     }
     std::string sets;
     // The axes' overrides: after the experiment's own, before seed and name.
-    for (std::size_t i = e.overrides.size();
-         i + 2 + e.final_overrides.size() < r.overrides.size(); ++i)
+    for (std::size_t i = e.overrides.size(); i + 2 + e.final_overrides.size() < r.overrides.size();
+         ++i)
       sets += " --set " + r.overrides[i].text;
     out << fmt::format("  {:<{}}  {:<18}{}\n", r.name, width, state, sets);
   }
@@ -85,9 +85,9 @@ int sweep_command(const Args& args, std::ostream& out, std::ostream& err) {
       "jobs,j", po::value<unsigned>(), "worker threads (default: the machine's cores)")(
       "set", po::value<std::vector<std::string>>()->composing(),
       "override a scenario value in every run, after the axes: KEY.PATH=VALUE, e.g. --set "
-      "duration=60s (repeatable)")(
-      "out,o", po::value<std::string>()->default_value("out"),
-      "output directory; results go to OUT/NAME/")("quiet,q", "print no final summary");
+      "duration=60s (repeatable)")("out,o", po::value<std::string>()->default_value("out"),
+                                   "output directory; results go to OUT/NAME/")(
+      "quiet,q", "print no final summary");
   if (wants_help(args)) {
     out << options << '\n';
     return kExitOk;
