@@ -93,14 +93,17 @@ def plot_sweep(args):
 
     plt = pyplot()
     figure, ax = plt.subplots(figsize=(6.5, 4))
-    for group in groups:
+    for g, group in enumerate(groups):
         points = [r for r in rows if group is None or r[args.group] == group]
         points.sort(key=lambda r: position[r[args.x]])
-        xs = [position[r[args.x]] for r in points]
+        # Categories are not ordered: points side by side, not joined by lines.
+        dodge = 0 if numeric else (g - (len(groups) - 1) / 2) * 0.12
+        xs = [position[r[args.x]] + dodge for r in points]
         means = [r["mean"] for r in points]
         low = [r["mean"] - r["ci95_low"] if r["ci95_low"] == r["ci95_low"] else 0 for r in points]
         high = [r["ci95_high"] - r["mean"] if r["ci95_high"] == r["ci95_high"] else 0 for r in points]
         ax.errorbar(xs, means, yerr=[low, high], marker="o", capsize=3, linewidth=1.2,
+                    linestyle="-" if numeric else "none",
                     label=f"{args.group}={group}" if group is not None else None)
     unit = numeric[1].strip() if numeric else ""
     unit = f" ({'1' + unit if unit.startswith('/') else unit})" if unit else ""
