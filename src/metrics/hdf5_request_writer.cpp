@@ -89,6 +89,15 @@ struct Hdf5RequestWriter::Impl {
 
   Impl(std::filesystem::path path, NameTables n, std::size_t rows)
       : file(std::move(path)), names(std::move(n)), chunk_rows(rows) {}
+  Impl(const Impl&) = delete;
+  Impl& operator=(const Impl&) = delete;
+  // Closes the handles under the HDF5 lock on every path, including a constructor that threw.
+  ~Impl() {
+    const h5::QuietErrors quiet;
+    datasets.clear();
+    requests_group.reset();
+    fid.reset();
+  }
 
   [[nodiscard]] const std::filesystem::path& out_path() const { return file.final_path(); }
 

@@ -15,6 +15,12 @@ herr_t innermost(unsigned n, const H5E_error2_t* err, void* client) {
 }
 }  // namespace
 
+std::recursive_mutex& library_mutex() {
+  // The one process-wide object of this layer: it guards a library that is itself global.
+  static std::recursive_mutex mutex;
+  return mutex;
+}
+
 std::string take_error_message() {
   std::string msg;
   H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, innermost, &msg);

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -54,11 +55,17 @@ class Id {
   Closer closer_ = nullptr;
 };
 
-/// Turns HDF5's automatic error printing off for its lifetime (failures become exceptions
-/// carrying the library's message instead) and restores the previous handler.
+/// The lock every use of the HDF5 library holds: Debian's libhdf5 is built without its
+/// thread-safety option, so concurrent runs (dcsim sweep -j N) must take turns inside it.
+/// Recursive because entry points nest (a writer's destructor closing what close() opened).
+std::recursive_mutex& library_mutex();
+
+/// Holds library_mutex() and turns HDF5's automatic error printing off for its lifetime
+/// (failures become exceptions carrying the library's message instead), then restores the
+/// previous handler. Every entry point into HDF5 starts with one, before any Id it creates.
 class QuietErrors {
  public:
-  QuietErrors() {
+  QuietErrors() : lock_(library_mutex()) {
     H5Eget_auto2(H5E_DEFAULT, &func_, &data_);
     H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
   }
@@ -67,6 +74,7 @@ class QuietErrors {
   ~QuietErrors() { H5Eset_auto2(H5E_DEFAULT, func_, data_); }
 
  private:
+  std::unique_lock<std::recursive_mutex> lock_;  // first: taken before, released after the rest
   H5E_auto2_t func_ = nullptr;
   void* data_ = nullptr;
 };
