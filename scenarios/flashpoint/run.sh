@@ -5,7 +5,7 @@
 set -eu
 out=$1
 shift
-dcsim=${DCSIM:-build/rel/src/cli/dcsim}
+dcsim=${DCSIM:-build/release/src/cli/dcsim}
 mkdir -p "$out"
 for f in "$@"; do echo "$f"; done | xargs -P "${JOBS:-2}" -I{} sh -c '
   name=$(sed -n "s/^ \"name\": \"\(.*\)\",$/\1/p" "{}")

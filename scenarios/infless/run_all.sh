@@ -4,7 +4,7 @@
 # Fig. 11: stress-test bisection per system; Fig. 12/15/16/17b and Table 4: the Azure runs;
 # §5.3: the 2,000-server run. Results: OUT/stress.jsonl, OUT/azure.txt, OUT/large-scale.txt.
 set -euo pipefail
-dcsim=${1:-build/rel/src/cli/dcsim}
+dcsim=${1:-build/release/src/cli/dcsim}
 out=${2:-build/runs/infless}
 mkdir -p "$out"
 : > "$out/stress.jsonl"
