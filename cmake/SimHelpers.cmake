@@ -33,6 +33,8 @@ function(sim_add_test name)
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gtest_main GTest::gmock)
   target_compile_definitions(${name} PRIVATE SIM_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+  # Helpers shared by several suites live in tests/support/ ("support/....hpp").
+  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/tests)
   sim_set_warnings(${name})
   sim_set_sanitizers(${name})
   if(NOT ARG_LABELS)

@@ -9,13 +9,13 @@
 #include <sstream>
 
 #include "sim/config/diagnostics.hpp"
-#include "test_files.hpp"
+#include "support/test_files.hpp"
 
 namespace sim::scenario {
 namespace {
 
 using nlohmann::json;
-using testing::TempDir;
+using test_support::TempDir;
 
 const json kSummary = json::parse(R"({
   "requests": {"completed": 1000, "dropped": 0},

@@ -3,13 +3,13 @@
 #include <gtest/gtest.h>
 
 #include "sim/config/diagnostics.hpp"
-#include "test_files.hpp"
+#include "support/test_files.hpp"
 
 namespace sim::scenario {
 namespace {
 
 using nlohmann::json;
-using testing::TempDir;
+using test_support::TempDir;
 
 const char* kValid = R"({
   "seed": 3,

@@ -3,14 +3,14 @@
 #include <gtest/gtest.h>
 
 #include "sim/metrics/hdf5_request_writer.hpp"
-#include "test_files.hpp"
+#include "support/test_files.hpp"
 
 namespace sim::scenario {
 namespace {
 
 using nlohmann::json;
-using testing::read_file;
-using testing::TempDir;
+using test_support::read_file;
+using test_support::TempDir;
 
 // Two functions on two GPUs; 60 s at 400 requests/s is about 24,000 requests.
 const char* kScenario = R"({

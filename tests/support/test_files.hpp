@@ -1,5 +1,6 @@
 #pragma once
-// Scenario files written by the tests themselves into a fresh temporary directory.
+// Files written by the tests themselves into a fresh temporary directory (shared by the
+// scenario and sweep tests).
 
 #include <unistd.h>
 
@@ -7,7 +8,7 @@
 #include <fstream>
 #include <string>
 
-namespace sim::scenario::testing {
+namespace sim::test_support {
 
 class TempDir {
  public:
@@ -41,4 +42,4 @@ inline std::string read_file(const std::filesystem::path& p) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-}  // namespace sim::scenario::testing
+}  // namespace sim::test_support
