@@ -173,6 +173,10 @@ bool EventQueue::is_pending(const EventHandle& h) const {
 
 bool EventQueue::cancel(const EventHandle& h) {
   if (!is_pending(h)) return false;
+  // The callable is destroyed only when cancel returns, after the bookkeeping: its destructor
+  // may schedule events, and a push that grows the slot table would leave a reference into it
+  // dangling.
+  const EventCallback doomed = std::move(slots_[h.slot_].fn);
   release_slot(h.slot_);
   --live_;
   if (entries_ > 2 * live_ + kStaleSlack) {

@@ -167,3 +167,38 @@ TEST(EventQueue, RejectsNegativeTimes) {
 
 }  // namespace
 }  // namespace sim
+
+namespace sim {
+namespace {
+
+// A callable whose destructor schedules events (enough to grow the slot table) must not be
+// destroyed while cancel() still holds a reference into that table (ASan would report it).
+struct SchedulesOnDestruction {
+  EventQueue* queue = nullptr;
+  int* fired = nullptr;
+  SchedulesOnDestruction(EventQueue* q, int* f) : queue(q), fired(f) {}
+  SchedulesOnDestruction(SchedulesOnDestruction&& o) noexcept : queue(o.queue), fired(o.fired) {
+    o.queue = nullptr;
+  }
+  SchedulesOnDestruction(const SchedulesOnDestruction&) = delete;
+  SchedulesOnDestruction& operator=(const SchedulesOnDestruction&) = delete;
+  SchedulesOnDestruction& operator=(SchedulesOnDestruction&&) = delete;
+  ~SchedulesOnDestruction() {
+    if (queue == nullptr) return;
+    for (int i = 0; i < 4096; ++i)
+      queue->push(Time::from_ns(i + 1), [f = fired] { ++*f; });
+  }
+  void operator()() const {}
+};
+
+TEST(EventQueue, CancelDestroysTheCallableAfterItsBookkeeping) {
+  EventQueue q;
+  int fired = 0;
+  auto h = q.push(Time::from_ns(10), SchedulesOnDestruction(&q, &fired));
+  EXPECT_TRUE(q.cancel(h));
+  EXPECT_FALSE(q.is_pending(h));
+  EXPECT_EQ(q.size(), 4096U);  // the destructor's events, and not the cancelled one
+}
+
+}  // namespace
+}  // namespace sim
