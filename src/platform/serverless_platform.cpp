@@ -755,6 +755,7 @@ bool ServerlessPlatform::start_partitioned(Fn& fn, const policy::InstanceConfig&
     }
   }
   ++applied_["start_partitioned"];
+  ++partitioned_by_parts_[parts];
   return true;
 }
 
@@ -1732,6 +1733,16 @@ json ServerlessPlatform::summary_extra(Time end) const {
         {"usd_per_request", all.requests > 0 ? all.usd / static_cast<double>(all.requests) : 0.0},
         {"from_s", config_.billing->from.to_seconds()},
         {"per_function", per_function}};
+  }
+  if (!partitioned_by_parts_.empty()) {
+    // Flashpoint Fig. 8.10: how many parts the partitioned replicas of the run were cut into.
+    json by_parts = json::object();
+    std::uint64_t started = 0;
+    for (const auto& [parts, n] : partitioned_by_parts_) {
+      by_parts[std::to_string(parts)] = n;
+      started += n;
+    }
+    out["partitioned_replicas"] = {{"started", started}, {"by_parts", by_parts}};
   }
   if (op_instances > 0) {
     const auto per_sample = [&](double sum) {

@@ -29,4 +29,11 @@ if message=$("$plot" flashpoint-cdf "$dir/runs/twitter-t5-3b-atl-gpu-faas" -o "$
 fi
 [ "$message" = "dcsim-plot: $dir/runs/twitter-t5-3b-atl-gpu-faas: no requests.h5 or requests.csv" ] ||
   { echo "unexpected message: $message"; exit 1; }
+# Fig. 8.10: partitioned replicas by parts; a run without any is named in the error.
+printf '{"partitioned_replicas": {"started": 3, "by_parts": {"2": 2, "4": 1}}}\n' > "$dir/runs/twitter-t5-3b-atl-lc-mc-mp/summary.json"
+"$plot" flashpoint-partitions "$dir/runs/twitter-t5-3b-atl-lc-mc-mp" -o "$dir/parts" > /dev/null
+head -c 5 "$dir/parts.pdf" | grep -q '%PDF' || { echo "parts.pdf is not a PDF"; exit 1; }
+if "$plot" flashpoint-partitions "$run" -o "$dir/none" 2> /dev/null; then
+  echo "runs without partitioned replicas were accepted"; exit 1
+fi
 echo "tools.plot.flashpoint: ok"

@@ -244,6 +244,8 @@ class ServerlessPlatform final : public Platform {
   double instance_seconds_ = 0.0;  ///< of terminated instances
   std::map<std::string, std::uint64_t> applied_;
   std::map<std::string, std::uint64_t> rejected_;
+  /// Partitioned replicas started, by their number of parts (Flashpoint Fig. 8.10).
+  std::map<int, std::uint64_t> partitioned_by_parts_;
   std::uint64_t spot_notices_ = 0;
   std::uint64_t spot_revocations_ = 0;
   std::uint64_t revocation_overruns_ = 0;

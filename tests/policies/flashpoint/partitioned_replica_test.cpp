@@ -37,7 +37,7 @@ struct Row {
   double arrival = 0, start = 0, finish = 0, cold = 0, exec = 0;
 };
 
-std::vector<Row> run(bool complete, const std::string& tag) {
+std::vector<Row> run(bool complete, const std::string& tag, nlohmann::json* summary = nullptr) {
   Registry registry;
   register_builtin_components(registry);
   auto schema = std::make_shared<config::Schema>("planner/split-test", "test");
@@ -71,6 +71,7 @@ std::vector<Row> run(bool complete, const std::string& tag) {
   ro.out_dir = dir / "out";
   ro.data_dir = SIM_SOURCE_DIR "/data";
   const auto result = run_scenario(loaded, registry, ro);
+  if (summary != nullptr) *summary = result.summary;
   std::ifstream in(result.directory / "requests.csv");
   std::string line;
   std::getline(in, line);
@@ -94,8 +95,12 @@ std::vector<Row> run(bool complete, const std::string& tag) {
 }
 
 TEST(PartitionedReplica, ColdStartsInParallelAndPipelines) {
-  const auto rows = run(false, "pipe");
+  nlohmann::json summary;
+  const auto rows = run(false, "pipe", &summary);
   ASSERT_GT(rows.size(), 500u);
+  // One replica, cut once: two parts (the summary's Fig. 8.10 histogram).
+  EXPECT_EQ(summary["partitioned_replicas"]["started"], 1);
+  EXPECT_EQ(summary["partitioned_replicas"]["by_parts"], nlohmann::json({{"2", 1}}));
   // Each part carries its layers' share of the cold start (shares of the layer cold starts in
   // data/models/flashpoint.json): layers 27..54 have 0.50015 of T5-3B, i.e. 5.7057 GB:
   // 5.7057e9 * 8 / 2.203e9 (20.720 s download, no contention without a network) + 0.50015 *

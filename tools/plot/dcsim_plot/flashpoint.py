@@ -176,6 +176,43 @@ def replicas(args):
     common.save(fig, args.output or os.path.join(args.run, "replicas"))
 
 
+def partitions(args):
+    """Fig. 8.10: partitioned replicas by their number of parts, one group of bars per run
+    (summary.json's partitioned_replicas.by_parts)."""
+    plt = common.pyplot()
+    histograms = []
+    for run in args.runs:
+        path = os.path.join(run, "summary.json")
+        try:
+            with open(path) as f:
+                summary = json.load(f)
+        except OSError as e:
+            common.fail(f"{path}: cannot read: {e.strerror}")
+        except json.JSONDecodeError as e:
+            common.fail(f"{path}: line {e.lineno}: expected JSON: {e.msg}")
+        by_parts = (summary.get("partitioned_replicas") or {}).get("by_parts") or {}
+        try:
+            histograms.append({int(k): int(v) for k, v in by_parts.items()})
+        except (TypeError, ValueError):
+            common.fail(f"{path}: partitioned_replicas.by_parts: expected counts by part number, "
+                        f"found {by_parts!r}")
+    parts = sorted({p for h in histograms for p in h})
+    if not parts:
+        common.fail("no run started a partitioned replica (no partitioned_replicas in summary.json)")
+    fig, ax = plt.subplots(figsize=(7, 4))
+    width = 0.8 / len(args.runs)
+    for i, (run, h) in enumerate(zip(args.runs, histograms)):
+        xs = [p + (i - (len(args.runs) - 1) / 2) * width for p in parts]
+        ax.bar(xs, [h.get(p, 0) for p in parts], width=width,
+               label=os.path.basename(os.path.normpath(run)))
+    ax.set_xticks(parts)
+    ax.set_xlabel("parts per partitioned replica")
+    ax.set_ylabel("partitioned replicas started (count)")
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.legend(fontsize=7)
+    common.save(fig, args.output)
+
+
 def register(sub):
     p = sub.add_parser("flashpoint-table", help="Flashpoint tables from a directory of runs")
     p.add_argument("runs", help="directory holding one run directory per scenario")
@@ -184,6 +221,11 @@ def register(sub):
     p.add_argument("runs", nargs="+", help="run directories")
     p.add_argument("-o", "--output", required=True, help="output path without extension")
     p.set_defaults(handler=cdf)
+    p = sub.add_parser("flashpoint-partitions",
+                       help="partitioned replicas by number of parts (Fig. 8.10)")
+    p.add_argument("runs", nargs="+", help="run directories (summary.json)")
+    p.add_argument("-o", "--output", required=True, help="output path without extension")
+    p.set_defaults(handler=partitions)
     p = sub.add_parser("flashpoint-replicas", help="replicas reserved / deployed over time")
     p.add_argument("run", help="run directory (timeseries.csv)")
     p.add_argument("-o", "--output", help="output path without extension")
