@@ -21,15 +21,11 @@ using nlohmann::json;
 
 namespace {
 
-std::shared_ptr<config::Schema> schema(const char* category, const char* name, const char* doc) {
-  return std::make_shared<config::Schema>(std::string(category) + "/" + name, doc);
-}
-
 /// A kind whose policy has no parameters.
 template <class T>
 PolicyKind simple(const char* category, const char* name, const char* doc) {
   return {
-      category, name, doc, schema(category, name, doc),
+      category, name, doc, policy_schema(category, name, doc),
       [](const json&, PolicyContext) -> std::unique_ptr<Policy> { return std::make_unique<T>(); }};
 }
 
@@ -37,7 +33,7 @@ PolicyKind fifo_batcher() {
   const char* doc =
       "Arrival order (optionally strict requests first); a full batch at once, else all waiting "
       "requests when the oldest batching deadline passes.";
-  auto s = schema(kBatcher, "fifo", doc);
+  auto s = policy_schema(kBatcher, "fifo", doc);
   s->add("strict_first", ParamType::kBool)
       .def(false)
       .doc("order strict-class requests before best-effort ones (stable)");
@@ -48,7 +44,7 @@ PolicyKind fifo_batcher() {
 
 PolicyKind fixed_pool() {
   const char* doc = "Keeps a fixed number of live instances of every function.";
-  auto s = schema(kAutoscaler, "fixed-pool", doc);
+  auto s = policy_schema(kAutoscaler, "fixed-pool", doc);
   s->add("instances", ParamType::kInteger).def(1).at_least(0).at_most(100000).doc("per function");
   return {kAutoscaler, "fixed-pool", doc, s,
           [](const json& p, PolicyContext) -> std::unique_ptr<Policy> {
@@ -60,7 +56,7 @@ PolicyKind reactive_rate() {
   const char* doc =
       "Instances for the observed request rate at a target utilisation: n = ceil(rate / (target "
       "* max_batch / batch latency)), at least 1 while requests wait.";
-  auto s = schema(kAutoscaler, "reactive-rate", doc);
+  auto s = policy_schema(kAutoscaler, "reactive-rate", doc);
   s->add("target_utilisation", ParamType::kNumber)
       .def(0.7)
       .at_least(0.01)
@@ -90,7 +86,7 @@ PolicyKind reactive_rate() {
 
 PolicyKind fixed_keep_alive() {
   const char* doc = "Stops an instance after a fixed idle time; keeps min_warm instances warm.";
-  auto s = schema(kKeepAlive, "fixed", doc);
+  auto s = policy_schema(kKeepAlive, "fixed", doc);
   s->add("keep_alive", ParamType::kDuration)
       .def("600s")
       .at_least(0)
@@ -107,7 +103,7 @@ PolicyKind fixed_keep_alive() {
 
 PolicyKind replace_revoked() {
   const char* doc = "Requests a replacement VM for every host under revocation notice.";
-  auto s = schema(kProcurement, "replace-revoked", doc);
+  auto s = policy_schema(kProcurement, "replace-revoked", doc);
   s->add("market", ParamType::kChoice)
       .def("same")
       .one_of({"same", "on-demand", "spot"})
@@ -124,7 +120,7 @@ PolicyKind weighted_dispatcher() {
       "A rate split: batches go to instances in proportion to their weights (smooth weighted "
       "round robin over the idle instances); INFless's non-uniform dispatch with weight "
       "throughput.";
-  auto s = schema(kDispatcher, "weighted", doc);
+  auto s = policy_schema(kDispatcher, "weighted", doc);
   s->add("weight", ParamType::kChoice)
       .def("throughput")
       .one_of({"throughput", "batch", "equal"})
@@ -142,7 +138,7 @@ PolicyKind weighted_dispatcher() {
 
 PolicyKind local_first() {
   const char* doc = "The host's cached copy, else another host's, else the cloud store.";
-  auto s = schema(kColdStartSourcing, "local-first", doc);
+  auto s = policy_schema(kColdStartSourcing, "local-first", doc);
   s->add("chain", ParamType::kBool)
       .def(false)
       .doc(
@@ -158,7 +154,7 @@ PolicyKind initial_pool() {
   const char* doc =
       "Offline plan: starts `instances` instances of every function at time zero (default "
       "configuration, placed by the placement policy).";
-  auto s = schema(kPlanner, "initial-pool", doc);
+  auto s = policy_schema(kPlanner, "initial-pool", doc);
   s->add("instances", ParamType::kInteger).def(1).at_least(0).at_most(100000).doc("per function");
   return {kPlanner, "initial-pool", doc, s,
           [](const json& p, PolicyContext) -> std::unique_ptr<Policy> {

@@ -49,4 +49,9 @@ std::unique_ptr<Policy> PolicyRegistry::make(const std::string& category,
   return k->make(resolved, std::move(context));
 }
 
+std::shared_ptr<config::Schema> policy_schema(const std::string& category, const std::string& name,
+                                              const std::string& doc) {
+  return std::make_shared<config::Schema>(category + "/" + name, doc);
+}
+
 }  // namespace sim::policy

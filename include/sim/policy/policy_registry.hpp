@@ -72,6 +72,11 @@ class PolicyRegistry final : public PolicyFactory {
 /// Every policy category, in the order the platform applies them.
 std::vector<std::string> policy_categories();
 
+/// An empty schema for a policy, named "<category>/<name>" as the scenario reference lists it;
+/// the policy's kind adds its parameters.
+std::shared_ptr<config::Schema> policy_schema(const std::string& category, const std::string& name,
+                                              const std::string& doc);
+
 /// Registers the built-in (reference) policies. Defined in sim_policies.
 void register_builtin_policies(PolicyRegistry& registry);
 

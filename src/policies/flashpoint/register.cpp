@@ -14,10 +14,6 @@ using nlohmann::json;
 
 namespace {
 
-std::shared_ptr<config::Schema> schema(const char* category, const char* name, const char* doc) {
-  return std::make_shared<config::Schema>(std::string(category) + "/" + name, doc);
-}
-
 /// Parameters every Flashpoint autoscaler shares.
 void add_limits(config::Schema& s) {
   s.add("min_replicas", ParamType::kInteger).def(0).at_least(0).doc("per function");
@@ -72,7 +68,7 @@ PolicyKind tsk() {
   const char* doc =
       "TSK (TorchServe on Kubernetes, Flashpoint thesis §3.1): HPA on queue latency, desired = "
       "ceil(replicas * head-of-line wait / target), unchanged within 10% of the target.";
-  auto s = schema(kAutoscaler, "tsk", doc);
+  auto s = policy_schema(kAutoscaler, "tsk", doc);
   s->add("target_queue_latency_s", ParamType::kNumber)
       .def(7.0)
       .at_least(1e-3)
@@ -88,7 +84,7 @@ PolicyKind atl() {
   const char* doc =
       "ATL (Atoll, Flashpoint thesis §3.1, §8.1.2): desired = ceil(p99 of the per-tick arrival "
       "rate over a window * average execution time / target_utilisation).";
-  auto s = schema(kAutoscaler, "atl", doc);
+  auto s = policy_schema(kAutoscaler, "atl", doc);
   s->add("target_utilisation", ParamType::kNumber)
       .def(1.0)
       .at_least(0.01)
@@ -109,7 +105,7 @@ PolicyKind owk() {
   const char* doc =
       "OWK (OpenWhisk on Kubernetes, Flashpoint thesis §3.1): HPA on GPU utilisation, desired = "
       "ceil(sum of ready replicas' busy fractions / target); cold-starting replicas count 0%.";
-  auto s = schema(kAutoscaler, "owk", doc);
+  auto s = policy_schema(kAutoscaler, "owk", doc);
   s->add("target_utilisation", ParamType::kNumber)
       .def(0.6)
       .at_least(0.01)
@@ -131,7 +127,7 @@ PolicyKind sm() {
   const char* doc =
       "SM* (SageMaker target tracking, Flashpoint thesis §3.1): desired = ceil(invocations per "
       "minute / target invocations per instance).";
-  auto s = schema(kAutoscaler, "sm", doc);
+  auto s = policy_schema(kAutoscaler, "sm", doc);
   s->add("target_invocations", ParamType::kNumber)
       .def(0.0)
       .at_least(0.0)
@@ -155,7 +151,7 @@ PolicyKind locality_greedy() {
   const char* doc =
       "Flashpoint Listing 5.1: GPUs on hosts that hold the model first, then one GPU per host "
       "new to the model, then any GPU with room.";
-  auto s = schema(kPlacement, "locality-greedy", doc);
+  auto s = policy_schema(kPlacement, "locality-greedy", doc);
   return {kPlacement, "locality-greedy", doc, s,
           [](const json&, PolicyContext) -> std::unique_ptr<Policy> {
             return std::make_unique<LocalityPlacement>(true);
@@ -166,7 +162,7 @@ PolicyKind cache_affinity() {
   const char* doc =
       "Atoll / GPU-enabled FaaS (Flashpoint §8.2.2): GPUs on hosts that hold the model first, "
       "then the first GPU with room.";
-  auto s = schema(kPlacement, "cache-affinity", doc);
+  auto s = policy_schema(kPlacement, "cache-affinity", doc);
   return {kPlacement, "cache-affinity", doc, s,
           [](const json&, PolicyContext) -> std::unique_ptr<Policy> {
             return std::make_unique<LocalityPlacement>(false);
@@ -178,7 +174,7 @@ PolicyKind hierarchical() {
       "Flashpoint hierarchical sourcing (§5.2.2): local host memory, then a remote host's "
       "memory (senders mapped evenly to receivers), then the cloud store; optional chained "
       "multicast (§6.2) and download sharing (§5.2.4).";
-  auto s = schema(kColdStartSourcing, "hierarchical", doc);
+  auto s = policy_schema(kColdStartSourcing, "hierarchical", doc);
   s->add("local", ParamType::kChoice)
       .def("loaded")
       .one_of({"off", "bytes", "loaded"})
@@ -211,7 +207,7 @@ PolicyKind warm_pool() {
   const char* doc =
       "Starts `instances` warm replicas of every GPU function at time zero (no cold start), so "
       "that runs begin in a steady state.";
-  auto s = schema(kPlanner, "warm-pool", doc);
+  auto s = policy_schema(kPlanner, "warm-pool", doc);
   s->add("instances", ParamType::kInteger).def(1).at_least(0).at_most(100000).doc("per function");
   return {kPlanner, "warm-pool", doc, s,
           [](const json& p, PolicyContext) -> std::unique_ptr<Policy> {

@@ -18,10 +18,6 @@ using nlohmann::json;
 
 namespace {
 
-std::shared_ptr<config::Schema> schema(const char* category, const char* name, const char* doc) {
-  return std::make_shared<config::Schema>(std::string(category) + "/" + name, doc);
-}
-
 void add_slos(config::Schema& s) {
   s.add("slo", ParamType::kDuration)
       .def("200ms")
@@ -61,7 +57,7 @@ PolicyKind slo_batcher() {
   const char* doc =
       "INFless §3.2 built-in batching: a full batch at once, else the waiting requests when the "
       "oldest has waited wait_fraction of its SLO (t_exec <= t_slo/2 makes t_slo/2 safe).";
-  auto s = schema(kBatcher, "infless-slo", doc);
+  auto s = policy_schema(kBatcher, "infless-slo", doc);
   s->add("wait_fraction", ParamType::kNumber)
       .def(0.5)
       .at_least(0)
@@ -77,7 +73,7 @@ PolicyKind rate_dispatcher() {
   const char* doc =
       "INFless §3.2 dispatch: batches split over idle instances by smooth weighted round robin "
       "with weight r_up = floor(1/t_exec) * b (eq. 1).";
-  auto s = schema(kDispatcher, "infless-rate", doc);
+  auto s = policy_schema(kDispatcher, "infless-rate", doc);
   s->add("latency_factor", ParamType::kNumber)
       .def(1.1)
       .at_least(1)
@@ -93,7 +89,7 @@ PolicyKind infless_autoscaler() {
       "INFless auto-scaling engine: dispatch rules (i)-(iii) over the instances' [r_low, r_up] "
       "(eq. 1); Schedule (Algorithm 1, eq. 10) for R - R_max; releases below alpha R_min + "
       "(1 - alpha) R_max. Functions need an operator profile (INFless models).";
-  auto s = schema(kAutoscaler, "infless", doc);
+  auto s = policy_schema(kAutoscaler, "infless", doc);
   add_slos(*s);
   s->add("alpha", ParamType::kNumber).def(0.8).at_least(0).at_most(1).doc("§3.2 alpha");
   s->add("rate_window", ParamType::kInteger)
@@ -146,7 +142,7 @@ PolicyKind uniform_autoscaler() {
       "INFless's baselines (§5.1): uniform scaling, n = ceil(R / r_up) instances of one "
       "configuration placed first-fit. batch > 0: that fixed (batch, threads, GPU %) "
       "(OpenFaaS+: 1, 2, 10); batch = 0: BATCH's choice of the best r_up per unified resource.";
-  auto s = schema(kAutoscaler, "infless-uniform", doc);
+  auto s = policy_schema(kAutoscaler, "infless-uniform", doc);
   add_slos(*s);
   s->add("rate_window", ParamType::kInteger).def(0).at_least(0).doc("rate window index");
   s->add("batch", ParamType::kInteger).def(0).at_least(0).doc("fixed batch; 0: BATCH's choice");
@@ -181,7 +177,7 @@ PolicyKind operator_placement() {
       "Placement of INFless operator-profile instances: the server with the largest eq. (10) "
       "efficiency (best fit), or the first that fits; counts free threads, SM shares and GPU "
       "memory.";
-  auto s = schema(kPlacement, "infless-efficiency", doc);
+  auto s = policy_schema(kPlacement, "infless-efficiency", doc);
   s->add("rule", ParamType::kChoice)
       .one_of({"efficiency", "first-fit"})
       .def("efficiency")
@@ -225,7 +221,7 @@ PolicyKind lsth_keep_alive() {
   const char* doc =
       "INFless §3.5 LSTH: long- (24 h) and short-term (1 h) idle-time histograms; pre-warm = "
       "gamma L_head + (1 - gamma) S_head, keep-alive likewise from the tails (5th/99th pct).";
-  auto s = schema(kKeepAlive, "lsth", doc);
+  auto s = policy_schema(kKeepAlive, "lsth", doc);
   add_histogram(*s);
   s->add("long_window", ParamType::kDuration).def("24h").at_least(1e-3).doc("LTP window");
   s->add("short_window", ParamType::kDuration).def("1h").at_least(1e-3).doc("STB window");
@@ -243,7 +239,7 @@ PolicyKind hhp_keep_alive() {
   const char* doc =
       "Hybrid histogram policy (Shahrad et al., ATC'20): one idle-time histogram; pre-warm = "
       "head - 10%, keep-alive to tail + 10%; the range as keep-alive when not representative.";
-  auto s = schema(kKeepAlive, "hhp", doc);
+  auto s = policy_schema(kKeepAlive, "hhp", doc);
   add_histogram(*s);
   s->add("window", ParamType::kDuration).def("4h").at_least(1e-3).doc("tracked duration");
   s->add("margin", ParamType::kNumber).def(0.1).at_least(0).at_most(1).doc("head/tail margin");

@@ -16,15 +16,12 @@ using nlohmann::json;
 
 namespace {
 
-std::shared_ptr<config::Schema> schema(const char* category, const char* name, const char* doc) {
-  return std::make_shared<config::Schema>(std::string(category) + "/" + name, doc);
-}
-
 PolicyKind strict_first_batcher() {
   const char* doc =
       "Protean §4.1: strict requests first (stable), batches of the function's max_batch; a "
       "partial batch leaves when the oldest batching timeout passes.";
-  return {kBatcher, "protean-strict-first", doc, schema(kBatcher, "protean-strict-first", doc),
+  return {kBatcher, "protean-strict-first", doc,
+          policy_schema(kBatcher, "protean-strict-first", doc),
           [](const json&, PolicyContext) -> std::unique_ptr<Policy> {
             return std::make_unique<StrictFirstBatcher>();
           }};
@@ -36,7 +33,7 @@ PolicyKind job_distributor() {
       "the least eq. (2) slowdown among slices not fully tagged for best-effort memory; a "
       "best-effort batch first-fit onto the smallest slices.";
   return {kDispatcher, "protean-job-distribution", doc,
-          schema(kDispatcher, "protean-job-distribution", doc),
+          policy_schema(kDispatcher, "protean-job-distribution", doc),
           [](const json&, PolicyContext) -> std::unique_ptr<Policy> {
             return std::make_unique<JobDistributor>();
           }};
@@ -47,7 +44,7 @@ ContainerPlacement placement_of(const std::string& s) {
 }
 
 PolicyKind placement(const char* name, ContainerPlacement mode, const char* doc) {
-  return {kPlacement, name, doc, schema(kPlacement, name, doc),
+  return {kPlacement, name, doc, policy_schema(kPlacement, name, doc),
           [mode](const json&, PolicyContext) -> std::unique_ptr<Policy> {
             return std::make_unique<ContainerPlacementPolicy>(mode);
           }};
@@ -59,7 +56,7 @@ PolicyKind autoscaler() {
       "batch latency + queued), delayed termination after a surplus period, containers placed "
       "by Algorithm 1 (or spread by free memory for baselines), and the Algorithm 2 GPU "
       "reconfigurator (drains a GPU, then reconfigures it).";
-  auto s = schema(kAutoscaler, "protean", doc);
+  auto s = policy_schema(kAutoscaler, "protean", doc);
   s->add("surplus_period", ParamType::kDuration)
       .def("600s")
       .at_least(0)
@@ -134,7 +131,7 @@ PolicyKind spot_procurement() {
       "Protean §4.5: replace a spot VM under revocation notice by a spot VM, or by an "
       "on-demand one when the spot request fails (probability P_rev); spot_only never falls "
       "back and retries.";
-  auto s = schema(kProcurement, "protean-spot", doc);
+  auto s = policy_schema(kProcurement, "protean-spot", doc);
   s->add("spot_template", ParamType::kInteger).def(0).at_least(0).doc("host template of spot VMs");
   s->add("on_demand_template", ParamType::kInteger)
       .def(1)
