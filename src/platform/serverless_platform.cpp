@@ -9,6 +9,7 @@
 #include "sim/gpu_models/time_sliced_unit.hpp"
 #include "sim/network/topology_config.hpp"
 #include "sim/platform/fragmentation.hpp"
+#include "sim/platform/request_queue.hpp"
 
 namespace sim::platform {
 
@@ -25,8 +26,12 @@ struct ServerlessPlatform::Request {
 /// A queue with its batcher wake-up: one per function, or one per queue group
 /// (FunctionSpec::queue_group) shared by the group's functions.
 struct ServerlessPlatform::Queue {
-  std::deque<Request> requests;
+  RequestQueue<Request> requests;
   std::vector<Fn*> members;  ///< by function id
+  /// Instances of the members that may be dispatchable (idle and not held), by id: an instance
+  /// enters through became_idle() and leaves when pump() finds it no longer dispatchable, so a
+  /// dispatch scans the idle instances only, not every live one.
+  std::set<InstanceId> idle;
   EventHandle wake;
   Time wake_at;
 };
@@ -415,8 +420,9 @@ void ServerlessPlatform::on_arrival(const traces::Arrival& arrival, std::uint64_
     return;
   }
   const auto t = fn.timeout_by_app.find(arrival.application);
-  q.requests.push_back(
-      {arrival, request_id, t == fn.timeout_by_app.end() ? fn.spec.batch_timeout : t->second});
+  const Time timeout = t == fn.timeout_by_app.end() ? fn.spec.batch_timeout : t->second;
+  q.requests.push_back({arrival, request_id, timeout}, {request_id, arrival.time, arrival.cls,
+                                                        arrival.application, arrival.slo, timeout});
   ++fn.queued;
   pump(q);
 }
@@ -441,32 +447,27 @@ void ServerlessPlatform::pump(Queue& q) {
   // The batcher sees at most this many of the oldest requests, so that a long backlog does
   // not make every dispatch cost O(queue).
   constexpr std::size_t kBatcherWindow = 4096;
-  std::vector<policy::QueuedRequest> qv;
   std::vector<policy::InstanceView> idle;
+  std::vector<std::size_t> order;
+  std::vector<bool> taken;
   const std::uint32_t fid = q.members.front()->id;
   while (!q.requests.empty()) {
     idle.clear();
     int max_batch = 0;
-    for (const Fn* member : q.members) {
-      for (const InstanceId id : member->instances) {
-        const Inst& i = *instances_.at(id);
-        if (i.state != InstanceState::kIdle || i.held) continue;
-        if (!hosts_[static_cast<std::size_t>(i.loc.host)]->available) continue;
-        idle.push_back(view_of(i));
-        max_batch = std::max(max_batch, i.config.max_batch);
+    for (auto it = q.idle.begin(); it != q.idle.end();) {
+      const Inst* i = find(*it);
+      if (i == nullptr || i->state != InstanceState::kIdle || i->held) {
+        it = q.idle.erase(it);
+        continue;
       }
+      ++it;
+      if (!hosts_[static_cast<std::size_t>(i->loc.host)]->available) continue;
+      idle.push_back(view_of(*i));
+      max_batch = std::max(max_batch, i->config.max_batch);
     }
     if (idle.empty()) return;
-    if (q.members.size() > 1) {
-      std::sort(idle.begin(), idle.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
-    }
     const std::size_t n = std::min(q.requests.size(), kBatcherWindow);
-    qv.clear();
-    for (std::size_t k = 0; k < n; ++k) {
-      const Request& r = q.requests[k];
-      qv.push_back(
-          {r.id, r.arrival.time, r.arrival.cls, r.arrival.application, r.arrival.slo, r.timeout});
-    }
+    const auto qv = q.requests.window(n);
     const policy::BatchQueueView bv{sim_.now(), fid, max_batch, qv};
     auto decision = policies_.batcher->select(bv);
     if (decision.take.empty()) {
@@ -490,8 +491,8 @@ void ServerlessPlatform::pump(Queue& q) {
       return;
     }
     // Validate the batch: indices in range, no repeats, at most the instance's batch size.
-    std::vector<bool> taken(n, false);
-    std::vector<std::size_t> order;
+    taken.assign(n, false);
+    order.clear();
     for (const auto k : decision.take) {
       if (k >= n || taken[k]) {
         throw std::logic_error("batcher returned an invalid or repeated queue index");
@@ -500,16 +501,9 @@ void ServerlessPlatform::pump(Queue& q) {
       taken[k] = true;
       order.push_back(k);
     }
-    std::vector<Request> batch;
-    batch.reserve(order.size());
-    for (const auto k : order) {
-      batch.push_back(q.requests[k]);
-      --fns_[q.requests[k].arrival.function]->queued;
-    }
-    std::deque<Request> rest;
-    for (std::size_t k = 0; k < q.requests.size(); ++k)
-      if (k >= n || !taken[k]) rest.push_back(std::move(q.requests[k]));
-    q.requests.swap(rest);
+    std::vector<Request> batch = q.requests.take(order);
+    for (const Request& r : batch)
+      --fns_[r.arrival.function]->queued;
     run_batch(*inst, std::move(batch));
   }
 }
@@ -808,6 +802,7 @@ void ServerlessPlatform::complete_model(InstanceId hid) {
 void ServerlessPlatform::became_idle(Inst& inst) {
   Fn& fn = *inst.fn;
   const InstanceId id = inst.id;
+  fn.queue->idle.insert(id);
   pump(*fn.queue);
   Inst* i = find(id);
   if (i == nullptr || i->state != InstanceState::kIdle) return;
