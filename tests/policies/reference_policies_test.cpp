@@ -52,6 +52,9 @@ TEST(FifoBatcher, StrictFirstReordersStably) {
       req(3, ms(2), ms(0), RC::kBestEffort), req(4, ms(3), ms(0), RC::kStrict)};
   FifoBatcher b(true);
   EXPECT_EQ(b.select({ms(3), 0, 3, q}).take, (std::vector<std::size_t>{1, 3, 0}));
+  // Enough strict requests for the whole batch: only they go, oldest first.
+  EXPECT_EQ(b.select({ms(3), 0, 2, q}).take, (std::vector<std::size_t>{1, 3}));
+  EXPECT_EQ(b.select({ms(3), 0, 1, q}).take, (std::vector<std::size_t>{1}));
   FifoBatcher plain(false);
   EXPECT_EQ(plain.select({ms(3), 0, 3, q}).take, (std::vector<std::size_t>{0, 1, 2}));
 }

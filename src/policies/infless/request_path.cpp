@@ -11,6 +11,17 @@ BatchDecision SloBudgetBatcher::select(const BatchQueueView& view) {
   BatchDecision d;
   if (view.queue.empty() || view.max_batch < 1) return d;
   const auto cap = std::min(view.queue.size(), static_cast<std::size_t>(view.max_batch));
+  const auto take_oldest = [&] {
+    d.take.resize(cap);
+    for (std::size_t i = 0; i < cap; ++i)
+      d.take[i] = i;
+  };
+  // A full batch leaves at once; only a partial one (fewer than max_batch requests, so this
+  // scan is short however long a backlog grows) waits for its earliest deadline.
+  if (view.queue.size() >= static_cast<std::size_t>(view.max_batch)) {
+    take_oldest();
+    return d;
+  }
   Time deadline = Time::max();
   for (const QueuedRequest& q : view.queue) {
     // INFless eq. (3)-(4): wait at most wait_fraction * t_slo for the batch to fill.
@@ -18,10 +29,8 @@ BatchDecision SloBudgetBatcher::select(const BatchQueueView& view) {
         q.slo > Time::zero() ? seconds(q.slo.to_seconds() * wait_fraction_) : q.batch_timeout;
     deadline = std::min(deadline, q.arrival + budget);
   }
-  if (view.queue.size() >= static_cast<std::size_t>(view.max_batch) || deadline <= view.now) {
-    d.take.resize(cap);
-    for (std::size_t i = 0; i < cap; ++i)
-      d.take[i] = i;
+  if (deadline <= view.now) {
+    take_oldest();
   } else {
     d.retry_at = deadline;
   }

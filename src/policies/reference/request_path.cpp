@@ -8,17 +8,27 @@ namespace sim::policy::reference {
 BatchDecision FifoBatcher::select(const BatchQueueView& view) {
   BatchDecision d;
   if (view.queue.empty() || view.max_batch < 1) return d;
+  const auto cap = static_cast<std::size_t>(view.max_batch);
+  if (view.queue.size() >= cap) {
+    // A full batch: the oldest cap requests, strict ones first when asked (the first cap of
+    // a stable partition by class), found without ordering the whole queue.
+    if (!strict_first_) {
+      d.take.resize(cap);
+      std::iota(d.take.begin(), d.take.end(), std::size_t{0});
+      return d;
+    }
+    for (std::size_t i = 0; i < view.queue.size() && d.take.size() < cap; ++i)
+      if (view.queue[i].cls == traces::RequestClass::kStrict) d.take.push_back(i);
+    for (std::size_t i = 0; i < view.queue.size() && d.take.size() < cap; ++i)
+      if (view.queue[i].cls != traces::RequestClass::kStrict) d.take.push_back(i);
+    return d;
+  }
   std::vector<std::size_t> order(view.queue.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
   if (strict_first_) {
     std::stable_partition(order.begin(), order.end(), [&](std::size_t i) {
       return view.queue[i].cls == traces::RequestClass::kStrict;
     });
-  }
-  const auto cap = static_cast<std::size_t>(view.max_batch);
-  if (order.size() >= cap) {
-    d.take.assign(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(cap));
-    return d;
   }
   // Not full: dispatch once the earliest deadline has passed, else wait for it.
   Time deadline = Time::max();
