@@ -2,6 +2,8 @@
 // Runs a scenario repeatedly, changing one autoscaler threshold, until the average number of
 // replicas per second (replica lifetimes summed, over the run's duration) is within a
 // tolerance of a target: a number, or the value of another run's summary (the baseline).
+// The inverse search of §8.5 matches the mean end-to-end latency instead (a number, or another
+// run's, e.g. Flashpoint's) and reports the replicas per second that latency costs.
 
 #include <fmt/format.h>
 
@@ -38,20 +40,44 @@ std::pair<double, double> default_range(const std::string& type, const std::stri
   return {1e-3, 1e3};
 }
 
+double mean_latency(const nlohmann::json& summary, const std::string& file) {
+  const auto& m = summary.at("latency_s").at("mean");
+  if (!m.is_number()) throw std::runtime_error(file + ": latency_s.mean: no completed request");
+  return m.get<double>();
+}
+
+nlohmann::json read_summary(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error(path + ": cannot open the summary to match");
+  try {
+    return nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(path + ": not a JSON summary: " + e.what());
+  }
+}
+
 }  // namespace
 
 int calibrate_command(const Args& args, std::ostream& out, std::ostream& err) {
   po::options_description options(
-      "usage: dcsim calibrate SCENARIO.json (--replicas R | --match SUMMARY.json) [options]\n\n"
+      "usage: dcsim calibrate SCENARIO.json (--replicas R | --match SUMMARY.json |\n"
+      "                       --latency S | --match-latency SUMMARY.json) [options]\n\n"
       "Searches one autoscaler threshold (bisection on its logarithm; a larger threshold\n"
       "must give fewer replicas) until the run's average replicas per second, the thesis's\n"
-      "resource measure (§8.5), is within --tolerance of the target. Prints every run and the\n"
-      "threshold found; exit code 1 when none is within tolerance.\n\noptions");
+      "resource measure (§8.5), is within --tolerance of the target. With --latency or\n"
+      "--match-latency it matches the mean end-to-end latency instead and reports the\n"
+      "replicas per second that latency needs (§8.5: the resources a baseline needs to reach\n"
+      "Flashpoint's latency). Prints every run and the threshold found; exit code 1 when\n"
+      "none is within tolerance.\n\noptions");
   options.add_options()("help,h", "show this help")("scenario", po::value<std::string>(),
                                                     "scenario file (JSON)")(
       "replicas", po::value<double>(), "target average replicas per second")(
       "match", po::value<std::string>(),
       "summary.json of the run to match (e.g. the baseline's); its replicas per second")(
+      "latency", po::value<double>(), "target mean end-to-end latency (s)")(
+      "match-latency", po::value<std::string>(),
+      "summary.json whose mean end-to-end latency to reach (e.g. Flashpoint's); the result is "
+      "also given relative to its replicas per second")(
       "param", po::value<std::string>(),
       "autoscaler key to change (default: the autoscaler's threshold: tsk "
       "target_queue_latency_s, atl/owk target_utilisation, sm target_invocations)")(
@@ -71,19 +97,29 @@ int calibrate_command(const Args& args, std::ostream& out, std::ostream& err) {
   positional.add("scenario", 1);
   const auto vm = parse_command_line(args, options, positional);
   if (vm.count("scenario") == 0) throw UsageError("missing SCENARIO.json");
-  if ((vm.count("replicas") != 0) == (vm.count("match") != 0)) {
-    throw UsageError("give exactly one of --replicas and --match");
+  if (vm.count("replicas") + vm.count("match") + vm.count("latency") + vm.count("match-latency") !=
+      1) {
+    throw UsageError("give exactly one of --replicas, --match, --latency and --match-latency");
   }
+  const bool by_latency = vm.count("latency") != 0 || vm.count("match-latency") != 0;
   double target = 0.0;
+  std::optional<double> reference_replicas;  // --match-latency: that run's resources
   if (vm.count("replicas") != 0) {
     target = vm["replicas"].as<double>();
+  } else if (vm.count("match") != 0) {
+    target = replicas_per_second(read_summary(vm["match"].as<std::string>()));
+  } else if (vm.count("latency") != 0) {
+    target = vm["latency"].as<double>();
   } else {
-    const auto path = vm["match"].as<std::string>();
-    std::ifstream in(path);
-    if (!in) throw std::runtime_error(path + ": cannot open the summary to match");
-    target = replicas_per_second(nlohmann::json::parse(in));
+    const auto path = vm["match-latency"].as<std::string>();
+    const auto summary = read_summary(path);
+    target = mean_latency(summary, path);
+    reference_replicas = replicas_per_second(summary);
   }
-  if (!(target > 0)) throw UsageError("the target replicas per second must be > 0");
+  if (!(target > 0)) {
+    throw UsageError(by_latency ? "the target latency must be > 0"
+                                : "the target replicas per second must be > 0");
+  }
   const auto registry = builtin_registry();
   const std::string file = vm["scenario"].as<std::string>();
   scenario::LoadOptions base;
@@ -110,8 +146,8 @@ int calibrate_command(const Args& args, std::ostream& out, std::ostream& err) {
   const int iterations = vm["iterations"].as<int>();
   const std::string name = probe.resolved.at("name").get<std::string>();
 
-  out << fmt::format("dcsim calibrate {}: {} {} for {:.3f} replicas/s (within {:.1f}%)\n", name,
-                     type, key, target, 100.0 * tol);
+  out << fmt::format("dcsim calibrate {}: {} {} for {:.3f} {} (within {:.1f}%)\n", name, type, key,
+                     target, by_latency ? "s mean latency" : "replicas/s", 100.0 * tol);
   const auto run_at = [&](double threshold, int k) {
     scenario::LoadOptions o = base;
     o.overrides.push_back(scenario::parse_override(
@@ -127,37 +163,49 @@ int calibrate_command(const Args& args, std::ostream& out, std::ostream& err) {
     run.interrupted = interrupt_requested;
     const auto result = scenario::run_scenario(loaded, registry, run);
     const double r = replicas_per_second(result.summary);
-    const auto& lat = result.summary.at("latency_s");
+    const auto& lat = result.summary.at("latency_s").at("mean");
+    // A run that completed nothing has no latency: treat it as infinitely slow.
+    const double l = lat.is_number() ? lat.get<double>() : std::numeric_limits<double>::infinity();
+    const double measured = by_latency ? l : r;
     out << fmt::format(
-        "  run {:2d}: {} = {:<12.6g} replicas/s {:9.3f} ({:+6.1f}%)  mean latency "
-        "{} s\n",
-        k, key, threshold, r, 100.0 * (r / target - 1.0),
-        lat.at("mean").is_null() ? std::string("-")
-                                 : fmt::format("{:.3f}", lat.at("mean").get<double>()));
-    return r;
+        "  run {:2d}: {} = {:<12.6g} replicas/s {:9.3f}  mean latency {} s  ({:+.1f}% from the "
+        "target)\n",
+        k, key, threshold, r, lat.is_number() ? fmt::format("{:.3f}", l) : std::string("-"),
+        100.0 * (measured / target - 1.0));
+    return std::pair{measured, r};
   };
   // Bisection on log(threshold): replicas fall as the threshold grows.
   double best_t = lo;
   double best_err = std::numeric_limits<double>::infinity();
+  double best_replicas = 0.0;
   double a = std::log(lo), b = std::log(hi);
   for (int k = 1; k <= iterations; ++k) {
     if (interrupt_requested()) return kExitInterrupted;
     const double t = std::exp((a + b) / 2.0);
-    const double r = run_at(t, k);
-    const double e = std::abs(r / target - 1.0);
+    const auto [measured, replicas] = run_at(t, k);
+    const double e = std::abs(measured / target - 1.0);
     if (e < best_err) {
       best_err = e;
       best_t = t;
+      best_replicas = replicas;
     }
     if (e <= tol) break;
-    if (r > target) {
-      a = std::log(t);  // too many replicas: raise the threshold
+    // Too many replicas, or a latency below the target (more replicas than it needs): raise
+    // the threshold, so that the autoscaler keeps fewer.
+    if (by_latency ? measured < target : measured > target) {
+      a = std::log(t);
     } else {
       b = std::log(t);
     }
   }
-  out << fmt::format("{} {}={:.6g}: {:.2f}% from the target\n",
-                     best_err <= tol ? "matched" : "closest", key, best_t, 100.0 * best_err);
+  out << fmt::format("{} {}={:.6g}: {:.2f}% from the target, {:.3f} replicas/s",
+                     best_err <= tol ? "matched" : "closest", key, best_t, 100.0 * best_err,
+                     best_replicas);
+  if (reference_replicas && *reference_replicas > 0) {
+    out << fmt::format(" ({:+.1f}% of the matched run's {:.3f})",
+                       100.0 * (best_replicas / *reference_replicas - 1.0), *reference_replicas);
+  }
+  out << '\n';
   if (best_err > tol) err << "dcsim calibrate: no threshold within tolerance\n";
   return best_err <= tol ? kExitOk : kExitFailure;
 }

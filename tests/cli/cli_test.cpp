@@ -154,3 +154,45 @@ TEST(Cli, CheckComparesARunWithAGoldenFile) {
 
 }  // namespace
 }  // namespace sim::cli
+
+namespace sim::cli {
+namespace {
+
+// dcsim calibrate, latency mode (Flashpoint §8.5): the CI LC+MC variant's mean latency grows
+// with ATL's target_utilisation (0.066 s at 0.5, 1.28 s at 1, 43 s at 2).
+TEST(Cli, CalibrateMatchesAnotherRunsLatencyAndReportsItsResources) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("dcsim-cli-calibrate-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  const std::string scenario = SIM_SOURCE_DIR "/scenarios/flashpoint/ci/atl-lc-mc.json";
+  const auto ran =
+      call(run_command, {scenario, "--out", (dir / "ref").string(), "--requests", "none", "-q"});
+  ASSERT_EQ(ran.code, kExitOk);
+  const std::string ref = (dir / "ref/ci-atl-lc-mc/summary.json").string();
+  // Range [0.5, 2]: the first run is at their geometric mean, 1.0 = the reference's own
+  // threshold, so it matches at once with the reference's replicas (+0.0%).
+  const auto same = call(calibrate_command, {scenario, "--match-latency", ref, "--low", "0.5",
+                                             "--high", "2", "-o", (dir / "a").string()});
+  EXPECT_EQ(same.code, kExitOk) << same.out;
+  EXPECT_NE(same.out.find("matched target_utilisation=1: 0.00% from the target"), std::string::npos)
+      << same.out;
+  EXPECT_NE(same.out.find("(+0.0% of the matched run's"), std::string::npos) << same.out;
+  // A latency below every run's in [1, 4]: each run is too slow, so the threshold must fall
+  // (more replicas): 2, then sqrt(2) = 1.41421, then 2^(1/4) = 1.18921; none matches.
+  const auto lower =
+      call(calibrate_command, {scenario, "--latency", "0.01", "--low", "1", "--high", "4",
+                               "--iterations", "3", "-o", (dir / "b").string()});
+  EXPECT_EQ(lower.code, kExitFailure) << lower.out;
+  EXPECT_NE(lower.out.find("run  1: target_utilisation = 2 "), std::string::npos) << lower.out;
+  EXPECT_NE(lower.out.find("run  2: target_utilisation = 1.41421 "), std::string::npos)
+      << lower.out;
+  EXPECT_NE(lower.out.find("run  3: target_utilisation = 1.18921 "), std::string::npos)
+      << lower.out;
+  EXPECT_THROW(call(calibrate_command, {scenario, "--latency", "1", "--replicas", "2"}),
+               UsageError);
+  EXPECT_THROW(call(calibrate_command, {scenario, "--latency", "0"}), UsageError);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace sim::cli
