@@ -188,6 +188,15 @@ TEST(Cli, CalibrateMatchesAnotherRunsLatencyAndReportsItsResources) {
       << lower.out;
   EXPECT_NE(lower.out.find("run  3: target_utilisation = 1.18921 "), std::string::npos)
       << lower.out;
+  // The match is one-sided (§8.5: never faster than the target): 1.283 s is 1.3% below a
+  // 1.30 s target, inside the 10% tolerance but below, so it is only the closest run.
+  const auto below =
+      call(calibrate_command, {scenario, "--latency", "1.30", "--low", "0.5", "--high", "2",
+                               "--iterations", "1", "-o", (dir / "c").string()});
+  EXPECT_EQ(below.code, kExitFailure) << below.out;
+  EXPECT_NE(below.out.find("closest target_utilisation=1: 1.30% from the target"),
+            std::string::npos)
+      << below.out;
   EXPECT_THROW(call(calibrate_command, {scenario, "--latency", "1", "--replicas", "2"}),
                UsageError);
   EXPECT_THROW(call(calibrate_command, {scenario, "--latency", "0"}), UsageError);
