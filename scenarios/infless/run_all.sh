@@ -2,7 +2,7 @@
 # Reruns every INFless experiment of docs/reproduction/infless.md from the repository root:
 #   scenarios/infless/run_all.sh [DCSIM] [OUT]
 # Fig. 11: stress-test bisection per system; Fig. 12/15/16/17b and Table 4: the Azure runs;
-# §5.3: the 2,000-server run. Results: OUT/stress.jsonl, OUT/azure.txt, OUT/large-scale.txt.
+# §5.3: the 2,000-server runs (three systems). Results: OUT/stress.jsonl, OUT/azure.txt, OUT/large-scale.txt.
 set -euo pipefail
 dcsim=${1:-build/release/src/cli/dcsim}
 out=${2:-build/runs/infless}
@@ -24,6 +24,10 @@ for kind in sporadic periodic bursty; do
 done
 python3 scenarios/infless/collect.py "${runs[@]}" > "$out/azure.txt"
 python3 scenarios/infless/collect.py --json "${runs[@]}" > "$out/azure.json"
-/usr/bin/time -f "%e s wall, %M KiB max RSS" "$dcsim" run scenarios/infless/large-scale-infless.json \
-  --out "$out" --quiet 2> "$out/large-scale-time.txt"
-python3 scenarios/infless/collect.py "$out/large-scale-infless" > "$out/large-scale.txt"
+: > "$out/large-scale-time.txt"
+for s in infless batch openfaas-plus; do
+  /usr/bin/time -a -o "$out/large-scale-time.txt" -f "$s: %e s wall, %M KiB max RSS" \
+    "$dcsim" run "scenarios/infless/large-scale-$s.json" --out "$out" --quiet
+done
+python3 scenarios/infless/collect.py "$out"/large-scale-{infless,batch,openfaas-plus} \
+  > "$out/large-scale.txt"
