@@ -147,24 +147,25 @@ def main():
                           scenario(name, f"Flashpoint §8.4: {system} with the {a} autoscaler, "
                                    f"{model}, one hour of the {trace} trace, 1600 GPUs.",
                                    trace, model, a, system))
-    # §8.2.2 Fig. 8.6: workload scale 1x..2.5x (ATL, T5-3B, Twitter).
+    # §8.2.2 Fig. 8.6: workload scale 1x..2.5x (ATL, T5-3B, Twitter), Flashpoint against
+    # the others (LC alone too, to separate its share).
     for scale in (1.0, 1.5, 2.0, 2.5):
-        for system in ("bl", "atoll", "gpu-faas", "lc"):
+        for system in ("bl", "atoll", "gpu-faas", "lc", "lc-mc-mp"):
             name = f"scale-{scale:g}x-{system}"
             write(f"scale/{name}.json",
                   scenario(name, f"Flashpoint Fig. 8.6: {system}, Twitter x{scale:g}, ATL, T5-3B.",
                            "twitter", "t5-3b", "atl", system, scale=scale))
     # §8.2.2 Fig. 8.7: GPUs per host 1, 2, 4, 8 on the 200 hosts of the fabric.
     for g in (1, 2, 4, 8):
-        for system in ("bl", "atoll", "gpu-faas", "lc"):
+        for system in ("bl", "atoll", "gpu-faas", "lc", "lc-mc-mp"):
             name = f"gpus-per-host-{g}-{system}"
             write(f"gpus_per_host/{name}.json",
                   scenario(name, f"Flashpoint Fig. 8.7: {system}, {g} GPUs per host (200 hosts), "
                            "Twitter, ATL, T5-3B.", "twitter", "t5-3b", "atl", system,
                            gpus_per_host=g))
-    # §8.1.3 Fig. 8.3: cloud-store bandwidth sweep.
+    # §8.1.3 Fig. 8.3: cloud-store bandwidth sweep, model partitioning against the baseline.
     for bw in (1000, 2000, 2203, 4000, 8000):
-        for system in ("bl", "lc"):
+        for system in ("bl", "mp", "lc"):
             name = f"store-{bw}mbps-{system}"
             write(f"store_bandwidth/{name}.json",
                   scenario(name, f"Flashpoint Fig. 8.3: {system}, cloud store {bw} Mbit/s, "
