@@ -1560,6 +1560,7 @@ void ServerlessPlatform::tick() {
     if (!d.reconfigure.empty()) apply(d);
   }
   auto d = policies_.autoscaler->decide(v);
+  desired_instances_ = desired_after(d);
   if (config_.charge_decision_time && d.compute_time > Time::zero()) {
     sim_.schedule_in(d.compute_time, [this, d] { apply(d); });
   } else if (!d.empty()) {
@@ -1571,6 +1572,27 @@ void ServerlessPlatform::tick() {
   // A dispatcher may have held a batch; offer the queues again once per tick.
   pump_all();
   sim_.schedule_in(config_.control_interval, [this] { tick(); });
+}
+
+double ServerlessPlatform::desired_after(const policy::Decisions& d) const {
+  // Flashpoint Fig. 3.2b's "desired" replicas: what the autoscaler asks for, whether or not
+  // the cluster can place it yet. Counted in instances (a partitioned replica: its parts), like
+  // the reserved and deployed columns.
+  double n = 0;
+  for (const auto& [id, i] : instances_)
+    if (i->state != InstanceState::kDraining && !i->stop_after_batch) ++n;
+  for (const auto& s : d.start) {
+    const auto parts = s.partition ? s.partition->cut_after.size() + 1 : std::size_t{1};
+    n += static_cast<double>(s.count) * static_cast<double>(parts);
+  }
+  for (const auto& s : d.stop) {
+    const auto it = instances_.find(s.id);
+    if (it == instances_.end()) continue;
+    const Inst& i = *it->second;
+    if (i.state == InstanceState::kDraining || i.stop_after_batch) continue;
+    n -= 1.0 + static_cast<double>(i.part == 0 ? i.members.size() : 0);
+  }
+  return std::max(n, 0.0);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1592,6 +1614,7 @@ void ServerlessPlatform::add_timeseries_columns(metrics::TimeSeriesRecorder& rec
   });
   recorder.add_column("running_requests",
                       [this] { return static_cast<double>(running_requests_); });
+  recorder.add_column("instances_desired", [this] { return desired_instances_; });
 }
 
 json ServerlessPlatform::summary_extra(Time end) const {

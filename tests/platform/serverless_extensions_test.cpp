@@ -5,8 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <sstream>
 
 #include "harness.hpp"
+#include "sim/metrics/time_series_recorder.hpp"
 #include "sim/network/topology_config.hpp"
 #include "sim/platform/fragmentation.hpp"
 #include "sim/policy/reference/planners.hpp"
@@ -366,6 +368,29 @@ TEST(Planner, CalledOnceAtTimeZeroAndApplied) {
   EXPECT_EQ(v.functions[1].live(), 2);
   for (const auto& cs : h.platform->cold_starts())
     EXPECT_EQ(cs.started, Time::zero());
+}
+
+/// Flashpoint Fig. 3.2b's three lines: an autoscaler that wants 3 instances on a cluster with
+/// 2 GPUs gets 2 reserved (cold-starting: 24 s, test/fig42) and, after 24 s, 2 deployed; the
+/// desired column keeps saying 3 (2 live + 1 start the placement cannot serve, every tick).
+TEST(TimeSeries, DesiredReservedAndDeployedInstances) {
+  ServerlessConfig c = testing::config(testing::host(2));
+  c.functions.push_back(testing::function("f", "test/fig42", 1));
+  auto p = testing::reference_policies();
+  p.autoscaler = std::make_unique<ref::FixedPoolAutoscaler>(3);
+  Harness h(std::move(c), std::move(p));
+  std::ostringstream csv;
+  metrics::TimeSeriesRecorder rec(csv);
+  h.platform->add_timeseries_columns(rec);
+  h.sim.schedule_at(seconds(10), [&] { rec.sample(h.sim.now()); });
+  h.sim.schedule_at(seconds(30), [&] { rec.sample(h.sim.now()); });
+  h.sim.run_until(seconds(31));
+  rec.close();
+  EXPECT_EQ(csv.str(),
+            "time_s,queue_length,instances_cold_starting,instances_idle,instances_busy,"
+            "running_requests,instances_desired\n"
+            "10,0,2,0,0,0,3\n"
+            "30,0,0,2,0,0,3\n");
 }
 
 }  // namespace

@@ -24,6 +24,11 @@ printf 'time_s,instances_cold_starting,instances_idle,instances_busy,queue_lengt
 head -c 8 "$dir/cdf.png" | grep -q PNG || { echo "cdf.png is not a PNG"; exit 1; }
 "$plot" flashpoint-replicas "$run" > /dev/null
 test -s "$run/replicas.pdf" || { echo "replicas.pdf missing"; exit 1; }
+# With the desired column (Fig. 3.2b's third line) too.
+printf 'time_s,instances_cold_starting,instances_idle,instances_busy,queue_length,instances_desired\n0,1,1,0,0,3\n1,0,1,1,3,2\n' > "$run/timeseries.csv"
+rm "$run/replicas.pdf"
+"$plot" flashpoint-replicas "$run" > /dev/null
+test -s "$run/replicas.pdf" || { echo "replicas.pdf missing with instances_desired"; exit 1; }
 if message=$("$plot" flashpoint-cdf "$dir/runs/twitter-t5-3b-atl-gpu-faas" -o "$dir/x" 2>&1); then
   echo "a run without requests was accepted"; exit 1
 fi

@@ -200,6 +200,8 @@ class ServerlessPlatform final : public Platform {
   void revoke(int host);
   void schedule_spot(cluster::Host& host);
   void apply_vms(const policy::Decisions& d);
+  /// Instances the autoscaler wants once decision d is applied (time-series column).
+  [[nodiscard]] double desired_after(const policy::Decisions& d) const;
   Inst* find(policy::InstanceId id);
   [[nodiscard]] policy::InstanceView view_of(const Inst& inst) const;
   [[nodiscard]] std::vector<policy::HostView> hosts_view() const;
@@ -234,6 +236,7 @@ class ServerlessPlatform final : public Platform {
   policy::InstanceId next_instance_ = 1;
   std::uint64_t next_batch_ = 1;
   int pending_vms_ = 0;
+  double desired_instances_ = 0.0;  ///< after the last tick's autoscaler decision
   bool planned_ = false;
 
   // Counters for the summary.

@@ -165,6 +165,8 @@ def replicas(args):
     deployed = [i + b for i, b in zip(cols["instances_idle"], cols["instances_busy"])]
     reserved = [c + d for c, d in zip(cols["instances_cold_starting"], deployed)]
     fig, ax = plt.subplots(figsize=(9, 4))
+    if "instances_desired" in cols:  # runs written before the column existed have none
+        ax.plot(t, cols["instances_desired"], linestyle="--", label="desired (autoscaler)")
     ax.plot(t, reserved, label="reserved (cold-starting + ready)")
     ax.plot(t, deployed, label="deployed (ready)")
     ax.set_xlabel(label)
