@@ -101,6 +101,7 @@ struct ServerlessPlatform::Inst {
   double pipeline_interval_s = 0.0;  ///< head: max(E, N), a new request every this long
   double pipeline_latency_s = 0.0;   ///< head: I = execution + transfers (0: not pipelined)
   double completion_s = 0.0;         ///< head: model completion after the replica is ready
+  std::uint64_t pipeline = 0;        ///< head with a network: its Pipeline (0: fixed times)
   EventHandle admit;
   std::vector<Request> batch;
   std::uint64_t batch_serial = 0;
@@ -125,6 +126,48 @@ struct ServerlessPlatform::Chain {
   std::optional<net::FlowHandle> flow;             ///< with a network, once launched
   EventHandle done;                                ///< without a network, once launched
   bool launched = false;
+};
+
+/// A pipelined partitioned replica with a network (Flashpoint thesis §4.2.1, Fig. 4.6, Table
+/// 4.1): a blocking flow shop of 2p - 1 stations, part 0, cut 0, part 1, ..., part p-1. A part's
+/// station executes its layers (E_k, the layer profile's execution times, as without a
+/// network); a cut's station sends the cut layer's output (output bytes x batch size) from the
+/// part's host NIC to the next part's as a flow on the FlowNetwork, so it shares links with (and
+/// slows) cold-start downloads (N_k). Parts on one host use no network: the hop takes the output
+/// bytes x batch size at host_bandwidth (the time used without a network). Every station holds
+/// one batch; a station that finished passes its batch on only when the next one is empty
+/// (backpressure), and the head takes a new batch from the dispatcher only when part 0 is empty.
+/// With identical batches and no contention, a blocking flow shop admits one batch every
+/// max over stations = max(E, N) (eq. 4.3), and an unobstructed batch leaves the last part
+/// I = sum E_k + sum N_k after its dispatch (eq. 4.4 with x = 1): the fixed-time model's numbers.
+/// Batches in flight finish even if the replica stops meanwhile (as without a network).
+struct ServerlessPlatform::Pipeline {
+  struct Batch {
+    std::vector<Request> requests;
+    Time dispatch;
+    Time avail;
+    Time ready_at;
+    int device = -1;
+  };
+  struct Station {
+    bool cut = false;
+    double exec_s = 0.0;             ///< part: E_k
+    int host = -1;                   ///< part: its GPU, for GPU busy time
+    int gpu = -1;                    ///< part
+    double output_bytes = 0.0;       ///< cut: per request
+    double fixed_s = 0.0;            ///< cut within one host: per request
+    std::optional<net::NodeId> src;  ///< cut across hosts: the NICs
+    std::optional<net::NodeId> dst;
+    std::optional<Batch> batch;
+    bool done = false;  ///< the batch's work here is over; it waits for the next station
+  };
+  InstanceId head = 0;
+  bool detached = false;  ///< the head is gone or completed: drain, then erase
+  std::vector<Station> stations;
+  [[nodiscard]] bool empty() const {
+    return std::none_of(stations.begin(), stations.end(),
+                        [](const Station& st) { return st.batch.has_value(); });
+  }
 };
 
 namespace {
@@ -519,6 +562,17 @@ void ServerlessPlatform::run_batch(Inst& inst, std::vector<Request> batch) {
   inst.batch_serial = next_batch_++;
   running_requests_ += inst.batch.size();
   ++batches_;
+  if (inst.pipeline != 0) {
+    // With a network: through the stations of its Pipeline (part 0 is empty: the head was idle).
+    const std::uint64_t serial = inst.pipeline;
+    Pipeline::Station& first = pipelines_.at(serial)->stations.front();
+    first.batch = Pipeline::Batch{std::move(inst.batch), now, inst.avail, inst.ready_at,
+                                  global_gpu(inst.loc)};
+    first.done = false;
+    inst.batch.clear();
+    pipeline_work(serial, 0);
+    return;
+  }
   if (inst.pipeline_latency_s > 0) {
     // Flashpoint §4.2.1, eq. 4.3-4.4: a pipelined partitioned replica takes the next request
     // once its bottleneck stage passed this one on (max(E, N) later); this one leaves the
@@ -532,18 +586,8 @@ void ServerlessPlatform::run_batch(Inst& inst, std::vector<Request> batch) {
           finish_pipelined(hid, std::move(b), now, avail, ready, device);
         });
     inst.batch.clear();
-    inst.admit = sim_.schedule_in(ceil_seconds(inst.pipeline_interval_s), [this, hid] {
-      Inst* h = find(hid);
-      if (h == nullptr) return;
-      ++h->batches;
-      h->state = InstanceState::kIdle;
-      h->state_since = h->idle_since = sim_.now();
-      if (h->stop_after_batch || !hosts_[static_cast<std::size_t>(h->loc.host)]->available) {
-        terminate(*h);
-        return;
-      }
-      became_idle(*h);
-    });
+    inst.admit =
+        sim_.schedule_in(ceil_seconds(inst.pipeline_interval_s), [this, hid] { head_admits(hid); });
     return;
   }
   if (inst.loc.gpu >= 0) {
@@ -654,6 +698,120 @@ void ServerlessPlatform::finish_pipelined(InstanceId /*head*/, std::vector<Reque
   running_requests_ -= b;
 }
 
+// The head of a pipelined replica can take the next batch (its first part passed the last on).
+void ServerlessPlatform::head_admits(InstanceId hid) {
+  Inst* h = find(hid);
+  if (h == nullptr) return;
+  ++h->batches;
+  h->state = InstanceState::kIdle;
+  h->state_since = h->idle_since = sim_.now();
+  if (h->stop_after_batch || !hosts_[static_cast<std::size_t>(h->loc.host)]->available) {
+    terminate(*h);
+    return;
+  }
+  became_idle(*h);
+}
+
+void ServerlessPlatform::make_pipeline(Inst& head, const std::vector<int>& cut_after,
+                                       const std::vector<policy::Location>& locs) {
+  const Fn& fn = *head.fn;
+  auto p = std::make_unique<Pipeline>();
+  p->head = head.id;
+  std::size_t part = 0;
+  std::size_t next_cut = 0;
+  Pipeline::Station exec;
+  for (std::size_t i = 0; i < fn.layers.size(); ++i) {
+    exec.exec_s += fn.layers[i].exec_s;
+    const bool cut =
+        next_cut < cut_after.size() && static_cast<std::size_t>(cut_after[next_cut]) == i;
+    if (!cut && i + 1 < fn.layers.size()) continue;
+    exec.host = locs[part].host;
+    exec.gpu = locs[part].gpu;
+    p->stations.push_back(exec);
+    exec = Pipeline::Station{};
+    if (!cut) break;
+    Pipeline::Station hop;
+    hop.cut = true;
+    hop.output_bytes = fn.model->cold_start->layers[i].output_bytes;
+    hop.fixed_s = fn.layers[i].transfer_s;
+    const int from = locs[part].host;
+    const int to = locs[part + 1].host;
+    if (from != to) {
+      hop.src = hosts_[static_cast<std::size_t>(from)]->nic;
+      hop.dst = hosts_[static_cast<std::size_t>(to)]->nic;
+    }
+    p->stations.push_back(hop);
+    ++part;
+    ++next_cut;
+  }
+  head.pipeline = next_pipeline_++;
+  pipelines_.emplace(head.pipeline, std::move(p));
+}
+
+void ServerlessPlatform::pipeline_work(std::uint64_t serial, std::size_t s) {
+  Pipeline::Station& st = pipelines_.at(serial)->stations[s];
+  const auto b = static_cast<double>(st.batch->requests.size());
+  if (!st.cut) {
+    hosts_[static_cast<std::size_t>(st.host)]
+        ->gpus[static_cast<std::size_t>(st.gpu)]
+        ->batch_started(sim_.now());
+    sim_.schedule_in(ceil_seconds(st.exec_s), [this, serial, s] { pipeline_done(serial, s); });
+  } else if (st.src && st.output_bytes > 0) {
+    flows_->start(*st.src, *st.dst, b * st.output_bytes,
+                  [this, serial, s] { pipeline_done(serial, s); });
+  } else {
+    sim_.schedule_in(ceil_seconds(b * st.fixed_s), [this, serial, s] { pipeline_done(serial, s); });
+  }
+}
+
+void ServerlessPlatform::pipeline_done(std::uint64_t serial, std::size_t s) {
+  Pipeline::Station& st = pipelines_.at(serial)->stations[s];
+  st.done = true;
+  if (!st.cut) {
+    hosts_[static_cast<std::size_t>(st.host)]
+        ->gpus[static_cast<std::size_t>(st.gpu)]
+        ->batch_finished(sim_.now());
+  }
+  pipeline_advance(serial, s);
+  const auto it = pipelines_.find(serial);
+  if (it != pipelines_.end() && it->second->detached && it->second->empty()) pipelines_.erase(it);
+}
+
+// Passes the finished batch of station s on if the next station is empty (the last part
+// completes it), then lets the stations before it follow: backpressure up to the head.
+void ServerlessPlatform::pipeline_advance(std::uint64_t serial, std::size_t s) {
+  Pipeline& p = *pipelines_.at(serial);
+  Pipeline::Station& st = p.stations[s];
+  if (s + 1 == p.stations.size()) {
+    Pipeline::Batch b = std::move(*st.batch);
+    st.batch.reset();
+    st.done = false;
+    finish_pipelined(p.head, std::move(b.requests), b.dispatch, b.avail, b.ready_at, b.device);
+  } else {
+    Pipeline::Station& next = p.stations[s + 1];
+    if (next.batch) return;  // blocked until the next station passes its batch on
+    next.batch = std::move(st.batch);
+    next.done = false;
+    st.batch.reset();
+    st.done = false;
+    pipeline_work(serial, s + 1);
+  }
+  if (s == 0) {
+    head_admits(p.head);
+  } else if (p.stations[s - 1].done) {
+    pipeline_advance(serial, s - 1);
+  }
+}
+
+void ServerlessPlatform::detach_pipeline(Inst& head) {
+  if (head.pipeline == 0) return;
+  const auto it = pipelines_.find(head.pipeline);
+  head.pipeline = 0;
+  if (it == pipelines_.end()) return;
+  it->second->detached = true;
+  if (it->second->empty()) pipelines_.erase(it);
+}
+
 bool ServerlessPlatform::start_partitioned(Fn& fn, const policy::InstanceConfig& config,
                                            const policy::PartitionSpec& spec,
                                            policy::PlatformView& pv) {
@@ -748,6 +906,7 @@ bool ServerlessPlatform::start_partitioned(Fn& fn, const policy::InstanceConfig&
       find(head)->members.push_back(id);
     }
   }
+  if (flows_) make_pipeline(*find(head), spec.cut_after, locs);
   ++applied_["start_partitioned"];
   ++partitioned_by_parts_[parts];
   return true;
@@ -786,6 +945,7 @@ void ServerlessPlatform::complete_model(InstanceId hid) {
     i->members.clear();
     i->held = false;
     i->pipeline_latency_s = i->pipeline_interval_s = 0.0;
+    detach_pipeline(*i);  // batches in flight drain through it
     i->batch_latency_s = i->unit->predict_solo_s(*i->fn->model, i->config.max_batch);
   }
   ++applied_["model_completion"];
@@ -1262,6 +1422,7 @@ void ServerlessPlatform::terminate(Inst& inst) {
   }
   inst.timer.cancel();
   inst.admit.cancel();
+  detach_pipeline(inst);
   if (inst.transfer && transfers_) transfers_->cancel(*inst.transfer);
   for (auto it = downloads_.begin(); it != downloads_.end();) {
     auto& w = it->second->waiters;

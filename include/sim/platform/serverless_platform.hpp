@@ -162,6 +162,7 @@ class ServerlessPlatform final : public Platform {
   struct Inst;
   struct PendingDownload;
   struct Chain;
+  struct Pipeline;
 
   void tick();
   void sample_operator_fragments(const policy::PlatformView& v);
@@ -181,6 +182,14 @@ class ServerlessPlatform final : public Platform {
   void complete_model(policy::InstanceId head);
   void finish_pipelined(policy::InstanceId head, std::vector<Request> batch, Time dispatch,
                         Time avail, Time ready_at, int device);
+  void head_admits(policy::InstanceId head);
+  // Pipelined partitioned replicas with a network: a blocking flow shop (Pipeline).
+  void make_pipeline(Inst& head, const std::vector<int>& cut_after,
+                     const std::vector<policy::Location>& locs);
+  void pipeline_work(std::uint64_t pipeline, std::size_t station);
+  void pipeline_done(std::uint64_t pipeline, std::size_t station);
+  void pipeline_advance(std::uint64_t pipeline, std::size_t station);
+  void detach_pipeline(Inst& head);
   bool fits(const Fn& fn, const policy::InstanceConfig& config, const policy::Location& loc,
             double bytes) const;
   /// Start (GB units of the cGPU cycle) of the first free window of m_gb on `loc`, if any.
@@ -231,6 +240,8 @@ class ServerlessPlatform final : public Platform {
   std::map<std::uint64_t, std::unique_ptr<Chain>> chains_;          ///< by serial
   std::map<std::pair<std::string, int>, std::uint64_t> gathering_;  ///< (model, source) -> chain
   std::uint64_t next_chain_ = 1;
+  std::map<std::uint64_t, std::unique_ptr<Pipeline>> pipelines_;  ///< by serial
+  std::uint64_t next_pipeline_ = 1;
   std::uint64_t chained_ = 0;  ///< cold starts served by a chain
   std::vector<ColdStartRecord> cold_log_;
   policy::InstanceId next_instance_ = 1;
