@@ -7,10 +7,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <limits>
 #include <optional>
+#include <utility>
+#include <vector>
 
 #include "commands.hpp"
 #include "environment.hpp"
@@ -65,10 +68,13 @@ int calibrate_command(const Args& args, std::ostream& out, std::ostream& err) {
       "Searches one autoscaler threshold (bisection on its logarithm; a larger threshold\n"
       "must give fewer replicas) until the run's average replicas per second, the thesis's\n"
       "resource measure (§8.5), is within --tolerance of the target. With --latency or\n"
-      "--match-latency it matches the mean end-to-end latency instead and reports the\n"
-      "replicas per second that latency needs (§8.5: the resources a baseline needs to reach\n"
-      "Flashpoint's latency). Prints every run and the threshold found; exit code 1 when\n"
-      "none is within tolerance.\n\noptions");
+      "--match-latency it matches the mean end-to-end latency instead (at most --tolerance\n"
+      "above it, never below) and reports the replicas per second that latency needs (§8.5:\n"
+      "the resources a baseline needs to reach Flashpoint's latency); as latency need not be\n"
+      "monotone in the threshold, it runs a geometric grid of min(iterations/2, 6) thresholds\n"
+      "over [low, high] first, then bisects where the latency crosses the target at the\n"
+      "largest threshold. Prints every run and the threshold found; exit code 1 when none is\n"
+      "within tolerance.\n\noptions");
   options.add_options()("help,h", "show this help")("scenario", po::value<std::string>(),
                                                     "scenario file (JSON)")(
       "replicas", po::value<double>(), "target average replicas per second")(
@@ -184,35 +190,64 @@ int calibrate_command(const Args& args, std::ostream& out, std::ostream& err) {
         100.0 * (measured / target - 1.0));
     return std::pair{measured, r};
   };
-  // Bisection on log(threshold): replicas fall as the threshold grows.
   double best_t = lo;
   double best_err = std::numeric_limits<double>::infinity();
   double best_replicas = 0.0;
   bool matched = false;
-  double a = std::log(lo), b = std::log(hi);
-  for (int k = 1; k <= iterations; ++k) {
-    if (interrupt_requested()) return kExitInterrupted;
-    const double t = std::exp((a + b) / 2.0);
-    const auto [measured, replicas] = run_at(t, k);
+  int k = 0;
+  // One run: remembers the closest, and the match (for latency: the one with fewest replicas).
+  const auto try_threshold = [&](double t) {
+    const auto [measured, replicas] = run_at(t, ++k);
     const double e = std::abs(measured / target - 1.0);
     if (within(measured)) {
-      best_err = e;
-      best_t = t;
-      best_replicas = replicas;
+      if (!matched || replicas < best_replicas) {
+        best_err = e;
+        best_t = t;
+        best_replicas = replicas;
+      }
       matched = true;
-      break;
-    }
-    if (e < best_err) {
+    } else if (!matched && e < best_err) {
       best_err = e;
       best_t = t;
       best_replicas = replicas;
     }
-    // Too many replicas, or a latency below the target (more replicas than it needs): raise
-    // the threshold, so that the autoscaler keeps fewer.
-    if (by_latency ? measured < target : measured > target) {
-      a = std::log(t);
-    } else {
-      b = std::log(t);
+    return measured;
+  };
+  double a = std::log(lo), b = std::log(hi);
+  if (by_latency) {
+    // Latency need not be monotone in the threshold: more replicas can mean more cold starts
+    // sharing the store link (BL under TSK). A coarse geometric grid first; then bisection in
+    // the crossing from below the target to above it at the largest threshold (the fewest
+    // replicas that reach the target).
+    const int grid = std::clamp(iterations / 2, 1, 6);
+    std::vector<std::pair<double, double>> points;  // (log threshold, latency)
+    for (int g = 0; g < grid; ++g) {
+      if (interrupt_requested()) return kExitInterrupted;
+      const double x = grid == 1 ? (a + b) / 2.0 : a + (b - a) * g / (grid - 1);
+      points.emplace_back(x, try_threshold(std::exp(x)));
+    }
+    bool bracket = false;
+    for (std::size_t g = points.size(); g-- > 1;) {
+      if (points[g - 1].second < target && points[g].second > target) {
+        a = points[g - 1].first;
+        b = points[g].first;
+        bracket = true;
+        break;
+      }
+    }
+    while (!matched && bracket && k < iterations) {
+      if (interrupt_requested()) return kExitInterrupted;
+      const double x = (a + b) / 2.0;
+      // Below the target: more replicas than needed, raise the threshold.
+      (try_threshold(std::exp(x)) < target ? a : b) = x;
+    }
+  } else {
+    // Bisection on log(threshold): replicas fall as the threshold grows.
+    while (!matched && k < iterations) {
+      if (interrupt_requested()) return kExitInterrupted;
+      const double x = (a + b) / 2.0;
+      // Too many replicas: raise the threshold, so that the autoscaler keeps fewer.
+      (try_threshold(std::exp(x)) > target ? a : b) = x;
     }
   }
   out << fmt::format("{} {}={:.6g}: {:.2f}% from the target, {:.3f} replicas/s",

@@ -169,30 +169,36 @@ TEST(Cli, CalibrateMatchesAnotherRunsLatencyAndReportsItsResources) {
       call(run_command, {scenario, "--out", (dir / "ref").string(), "--requests", "none", "-q"});
   ASSERT_EQ(ran.code, kExitOk);
   const std::string ref = (dir / "ref/ci-atl-lc-mc/summary.json").string();
-  // Range [0.5, 2]: the first run is at their geometric mean, 1.0 = the reference's own
-  // threshold, so it matches at once with the reference's replicas (+0.0%).
+  // Range [0.5, 2], 10 iterations: a grid of 5 thresholds, 0.5, 0.707, 1, 1.414, 2; 1 is the
+  // reference's own threshold, so it matches (+0.0%), and no other grid point is in the band.
   const auto same = call(calibrate_command, {scenario, "--match-latency", ref, "--low", "0.5",
                                              "--high", "2", "-o", (dir / "a").string()});
   EXPECT_EQ(same.code, kExitOk) << same.out;
+  EXPECT_NE(same.out.find("run  5: target_utilisation = 2 "), std::string::npos) << same.out;
   EXPECT_NE(same.out.find("matched target_utilisation=1: 0.00% from the target"), std::string::npos)
       << same.out;
   EXPECT_NE(same.out.find("(+0.0% of the matched run's"), std::string::npos) << same.out;
-  // A latency below every run's in [1, 4]: each run is too slow, so the threshold must fall
-  // (more replicas): 2, then sqrt(2) = 1.41421, then 2^(1/4) = 1.18921; none matches.
+  // 1.5 s lies between the grid's 1.283 s (at 1) and 43 s (at 2): with 6 iterations the grid
+  // is 0.5, 1, 2, then bisection in [1, 2] starts at sqrt(2) = 1.41421.
+  const auto bracket =
+      call(calibrate_command, {scenario, "--latency", "1.5", "--low", "0.5", "--high", "2",
+                               "--iterations", "6", "-o", (dir / "b").string()});
+  EXPECT_NE(bracket.out.find("run  3: target_utilisation = 2 "), std::string::npos) << bracket.out;
+  EXPECT_NE(bracket.out.find("run  4: target_utilisation = 1.41421 "), std::string::npos)
+      << bracket.out;
+  // Every run slower than the target and no crossing: no match (grid 1 and 4 only).
   const auto lower =
       call(calibrate_command, {scenario, "--latency", "0.01", "--low", "1", "--high", "4",
-                               "--iterations", "3", "-o", (dir / "b").string()});
+                               "--iterations", "5", "-o", (dir / "c").string()});
   EXPECT_EQ(lower.code, kExitFailure) << lower.out;
-  EXPECT_NE(lower.out.find("run  1: target_utilisation = 2 "), std::string::npos) << lower.out;
-  EXPECT_NE(lower.out.find("run  2: target_utilisation = 1.41421 "), std::string::npos)
-      << lower.out;
-  EXPECT_NE(lower.out.find("run  3: target_utilisation = 1.18921 "), std::string::npos)
-      << lower.out;
+  EXPECT_NE(lower.out.find("run  2: target_utilisation = 4 "), std::string::npos) << lower.out;
+  EXPECT_EQ(lower.out.find("run  3:"), std::string::npos) << lower.out;
   // The match is one-sided (§8.5: never faster than the target): 1.283 s is 1.3% below a
-  // 1.30 s target, inside the 10% tolerance but below, so it is only the closest run.
+  // 1.30 s target, inside the 10% tolerance but below, so it is only the closest run (one
+  // iteration: a grid of one point, the geometric mean 1 of the range).
   const auto below =
       call(calibrate_command, {scenario, "--latency", "1.30", "--low", "0.5", "--high", "2",
-                               "--iterations", "1", "-o", (dir / "c").string()});
+                               "--iterations", "1", "-o", (dir / "d").string()});
   EXPECT_EQ(below.code, kExitFailure) << below.out;
   EXPECT_NE(below.out.find("closest target_utilisation=1: 1.30% from the target"),
             std::string::npos)
