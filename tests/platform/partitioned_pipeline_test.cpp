@@ -83,23 +83,37 @@ void expect_decomposition(const metrics::RequestRecord& r) {
       << r.id;
 }
 
+/// One request at kRequestsAt through a fresh replica: its record (checked for the latency
+/// decomposition) and the platform's summary additions.
+struct OneRequest {
+  metrics::RequestRecord record;
+  nlohmann::json extra;
+};
+
+OneRequest run_one_request(ServerlessConfig c) {
+  Harness h(std::move(c), testing::manual_policies());
+  start_replica(h);
+  h.arrive(kRequestsAt, 0);
+  h.sim.run_until(seconds(30));
+  OneRequest out;
+  EXPECT_EQ(h.records.size(), 1u);
+  if (!h.records.empty()) out.record = h.records[0];
+  expect_decomposition(out.record);
+  out.extra = h.platform->summary_extra(h.sim.now());
+  return out;
+}
+
 // (a) Two hosts, one request: L = E_0 + 2 Gbit / 10 Gbit/s + route latency + E_1
 //       = 0.2 + 0.2 + 2 us + 0.3 = 0.700002 s.
 // The GPUs are busy E_0 on part 0's and E_1 on part 1's: 0.5 GPU-seconds.
 TEST(PartitionedPipeline, TransferIsAFlowBetweenThePartsHosts) {
   ServerlessConfig c = cluster(false);
   c.network = network(10);
-  Harness h(std::move(c), testing::manual_policies());
-  start_replica(h);
-  h.arrive(kRequestsAt, 0);
-  h.sim.run_until(seconds(30));
-  ASSERT_EQ(h.records.size(), 1u);
-  const auto& r = h.records[0];
-  expect_decomposition(r);
-  EXPECT_EQ(r.dispatch, kRequestsAt);
-  expect_near(r.execution, kE0 + ceil_seconds(kOutputBits / 10e9) + us(2) + kE1, "latency");
-  const auto extra = h.platform->summary_extra(h.sim.now());
-  EXPECT_NEAR(extra["gpu_busy_seconds"].get<double>(), 0.5, 1e-9);
+  const auto run = run_one_request(std::move(c));
+  EXPECT_EQ(run.record.dispatch, kRequestsAt);
+  expect_near(run.record.execution, kE0 + ceil_seconds(kOutputBits / 10e9) + us(2) + kE1,
+              "latency");
+  EXPECT_NEAR(run.extra["gpu_busy_seconds"].get<double>(), 0.5, 1e-9);
 }
 
 // (b) As (a), while a 100 GB cold-start download from the store to host1 (another function on
@@ -141,13 +155,7 @@ TEST(PartitionedPipeline, TransferSharesLinksWithDownloads) {
 TEST(PartitionedPipeline, PartsOnOneHostUseTheFixedHopTime) {
   ServerlessConfig c = cluster(true);
   c.network = network(10);
-  Harness h(std::move(c), testing::manual_policies());
-  start_replica(h);
-  h.arrive(kRequestsAt, 0);
-  h.sim.run_until(seconds(30));
-  ASSERT_EQ(h.records.size(), 1u);
-  expect_decomposition(h.records[0]);
-  EXPECT_EQ(h.records[0].execution, kE0 + ms(250) + kE1);
+  EXPECT_EQ(run_one_request(std::move(c)).record.execution, kE0 + ms(250) + kE1);
 }
 
 // (d) Backpressure: four requests at once. Each stage (part 0, the hop, part 1) holds one
@@ -159,15 +167,24 @@ struct Expected {
   std::vector<Time> finish;
 };
 
-void expect_pipeline(const Expected& e) {
-  ServerlessConfig c = cluster(false);
-  c.network = network(e.host_gbps);
+/// Four requests at kRequestsAt through a fresh replica, by id; the summary additions into
+/// `extra`.
+std::vector<metrics::RequestRecord> run_four_requests(ServerlessConfig c, Time until,
+                                                      nlohmann::json& extra) {
   Harness h(std::move(c), testing::manual_policies());
   start_replica(h);
   for (int i = 0; i < 4; ++i)
     h.arrive(kRequestsAt, 0);
-  h.sim.run_until(seconds(30));
-  const auto rows = by_id(h.records);
+  h.sim.run_until(until);
+  extra = h.platform->summary_extra(h.sim.now());
+  return by_id(h.records);
+}
+
+void expect_pipeline(const Expected& e) {
+  ServerlessConfig c = cluster(false);
+  c.network = network(e.host_gbps);
+  nlohmann::json extra;
+  const auto rows = run_four_requests(std::move(c), seconds(30), extra);
   ASSERT_EQ(rows.size(), 4u);
   for (std::size_t i = 0; i < rows.size(); ++i) {
     expect_decomposition(rows[i]);
@@ -210,19 +227,14 @@ TEST(PartitionedPipeline, BackpressureFromTheLastPart) {
 // max(0.2, 0.25, 0.3) = 0.3 s and each takes I = 0.2 + 0.25 + 0.3 = 0.75 s (eq. 4.3-4.4);
 // no GPU busy time is accounted for pipelined batches in that mode.
 TEST(PartitionedPipeline, WithoutANetworkTheFixedTimesApply) {
-  Harness h(cluster(false), testing::manual_policies());
-  start_replica(h);
-  for (int i = 0; i < 4; ++i)
-    h.arrive(kRequestsAt, 0);
-  h.sim.run_until(seconds(60));
-  const auto rows = by_id(h.records);
+  nlohmann::json extra;
+  const auto rows = run_four_requests(cluster(false), seconds(60), extra);
   ASSERT_EQ(rows.size(), 4u);
   for (std::size_t i = 0; i < rows.size(); ++i) {
     expect_decomposition(rows[i]);
     EXPECT_EQ(rows[i].dispatch, kRequestsAt + ms(300) * static_cast<std::int64_t>(i));
     EXPECT_EQ(rows[i].execution, ms(750));
   }
-  const auto extra = h.platform->summary_extra(h.sim.now());
   EXPECT_EQ(extra["gpu_busy_seconds"].get<double>(), 0.0);
 }
 
