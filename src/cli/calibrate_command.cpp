@@ -197,6 +197,8 @@ int calibrate_command(const Args& args, std::ostream& out, std::ostream& err) {
   int k = 0;
   // One run: remembers the closest, and the match (for latency: the one with fewest replicas).
   const auto try_threshold = [&](double t) {
+    // exp(log(hi)) may come out a rounding above hi, past a schema maximum.
+    t = std::clamp(t, lo, hi);
     const auto [measured, replicas] = run_at(t, ++k);
     const double e = std::abs(measured / target - 1.0);
     if (within(measured)) {
