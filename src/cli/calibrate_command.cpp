@@ -208,7 +208,8 @@ int calibrate_command(const Args& args, std::ostream& out, std::ostream& err) {
         best_replicas = replicas;
       }
       matched = true;
-    } else if (!matched && e < best_err) {
+    } else if (!matched && (e < best_err || (e == best_err && replicas < best_replicas))) {
+      // Equally close (a metric the threshold does not move): the fewest replicas.
       best_err = e;
       best_t = t;
       best_replicas = replicas;
