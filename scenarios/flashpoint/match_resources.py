@@ -21,6 +21,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 MODELS = ["codebert", "albert-xxlarge-v2", "bart-large", "dialogpt-large", "gpt2-xl", "t5-3b"]
 AUTOSCALERS = ["atl", "owk", "sm", "tsk"]
 COMPARED = ["gpu-faas", "bl"]
+BRACKET = re.compile(r"^bracketed: ([0-9.]+) replicas/s give ([0-9.]+) s, ([0-9.]+) replicas/s "
+                     r"give ([0-9.]+) s$")
 FINAL = re.compile(r"^(matched|closest) (\S+)=(\S+): ([0-9.]+)% from the target, ([0-9.]+) "
                    r"replicas/s(?: \(([+-][0-9.]+)% of the matched run's ([0-9.]+)\))?$")
 
@@ -84,6 +86,14 @@ def main():
                                   f"{r.stdout}{r.stderr}", file=sys.stderr)
                             continue
                         outcome, threshold, replicas = m.group(1), m.group(3), float(m.group(5))
+                        # No threshold in the band: the runs on either side bound the answer.
+                        for line in r.stdout.splitlines():
+                            b = BRACKET.match(line)
+                            if b:
+                                lo_r, hi_r = sorted((float(b.group(1)), float(b.group(3))))
+                                outcome = (f"between {100 * (lo_r / fp_replicas - 1):+.0f}% and "
+                                           f"{100 * (hi_r / fp_replicas - 1):+.0f}% ({b.group(4)} s / "
+                                           f"{b.group(2)} s)")
                     extra = 100.0 * (replicas / fp_replicas - 1.0)
                     rows.append((trace, system, model, outcome, extra))
                     print(f"| {trace} | {model} | {scaler} | {system} | {target:.3f} | {mean:.3f} | "
@@ -92,13 +102,13 @@ def main():
     print()
     # Means over the pairs with an answer: already within 10%, or matched by the search; a
     # search that found no threshold in range ("closest") is counted apart, not averaged.
-    print("| trace | system | pairs | mean extra resources | of which searched | no match found | "
-          "T5-3B mean |")
+    print("| trace | system | pairs | mean extra resources | of which searched | no match found "
+          "(bracketed or closest) | T5-3B mean |")
     print("|---|---|---|---|---|---|---|")
     for trace in a.traces.split(","):
         for system in COMPARED:
             sel = [r for r in rows if r[0] == trace and r[1] == system]
-            ok = [r for r in sel if r[3] != "closest"]
+            ok = [r for r in sel if r[3] in ("matched", "within 10% as run")]
             if not sel:
                 continue
             t5 = [r[4] for r in ok if r[2] == "t5-3b"]

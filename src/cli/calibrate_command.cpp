@@ -73,8 +73,9 @@ int calibrate_command(const Args& args, std::ostream& out, std::ostream& err) {
       "the resources a baseline needs to reach Flashpoint's latency); as latency need not be\n"
       "monotone in the threshold, it runs a geometric grid of min(iterations/2, 6) thresholds\n"
       "over [low, high] first, then bisects where the latency crosses the target at the\n"
-      "largest threshold. Prints every run and the threshold found; exit code 1 when none is\n"
-      "within tolerance.\n\noptions");
+      "largest threshold; when every grid run is slower, it first narrows in on the fastest.\n"
+      "Prints every run and the threshold found; exit code 1 when none is within\n"
+      "tolerance.\n\noptions");
   options.add_options()("help,h", "show this help")("scenario", po::value<std::string>(),
                                                     "scenario file (JSON)")(
       "replicas", po::value<double>(), "target average replicas per second")(
@@ -195,12 +196,19 @@ int calibrate_command(const Args& args, std::ostream& out, std::ostream& err) {
   double best_replicas = 0.0;
   bool matched = false;
   int k = 0;
+  // Without a match: the slowest run faster than the target and the fastest run slower than
+  // it, (latency, replicas), which bound the resources the target needs.
+  std::optional<std::pair<double, double>> faster, slower;
   // One run: remembers the closest, and the match (for latency: the one with fewest replicas).
   const auto try_threshold = [&](double t) {
     // exp(log(hi)) may come out a rounding above hi, past a schema maximum.
     t = std::clamp(t, lo, hi);
     const auto [measured, replicas] = run_at(t, ++k);
     const double e = std::abs(measured / target - 1.0);
+    if (measured < target && (!faster || measured > faster->first)) faster = {measured, replicas};
+    if (measured > target && !within(measured) && (!slower || measured < slower->first)) {
+      slower = {measured, replicas};
+    }
     if (within(measured)) {
       if (!matched || replicas < best_replicas) {
         best_err = e;
@@ -238,6 +246,37 @@ int calibrate_command(const Args& args, std::ostream& out, std::ostream& err) {
         break;
       }
     }
+    if (!bracket && points.size() >= 3) {
+      // Every grid point is off target on the same side; when they are all slower, the
+      // latency may still dip below the target near its minimum (U-shaped: too few replicas
+      // queue, too many share the store link). Narrow in on the grid's fastest point, halving
+      // the wider side around it, until a run is below the target: then the crossing lies
+      // between that run and its slower neighbour on the right.
+      const auto best = std::min_element(points.begin(), points.end(),
+                                         [](auto& p, auto& q) { return p.second < q.second; });
+      const auto i = static_cast<std::size_t>(best - points.begin());
+      double l = points[i == 0 ? 0 : i - 1].first;
+      double m = points[i].first;
+      double r = points[std::min(i + 1, points.size() - 1)].first;
+      double lm = points[i].second;
+      while (!matched && !bracket && lm > target && k < iterations && r - l > 1e-9) {
+        if (interrupt_requested()) return kExitInterrupted;
+        const bool left = m - l > r - m;
+        const double x = left ? (l + m) / 2.0 : (m + r) / 2.0;
+        const double lx = try_threshold(std::exp(x));
+        if (lx < target) {
+          a = x;
+          b = left ? m : r;
+          bracket = true;
+        } else if (lx < lm) {
+          (left ? r : l) = m;
+          m = x;
+          lm = lx;
+        } else {
+          (left ? l : r) = x;
+        }
+      }
+    }
     while (!matched && bracket && k < iterations) {
       if (interrupt_requested()) return kExitInterrupted;
       const double x = (a + b) / 2.0;
@@ -252,6 +291,11 @@ int calibrate_command(const Args& args, std::ostream& out, std::ostream& err) {
       // Too many replicas: raise the threshold, so that the autoscaler keeps fewer.
       (try_threshold(std::exp(x)) > target ? a : b) = x;
     }
+  }
+  if (by_latency && !matched && faster && slower) {
+    out << fmt::format(
+        "bracketed: {:.3f} replicas/s give {:.3f} s, {:.3f} replicas/s give {:.3f} s\n",
+        faster->second, faster->first, slower->second, slower->first);
   }
   out << fmt::format("{} {}={:.6g}: {:.2f}% from the target, {:.3f} replicas/s",
                      matched ? "matched" : "closest", key, best_t, 100.0 * best_err, best_replicas);

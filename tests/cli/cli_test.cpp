@@ -186,6 +186,16 @@ TEST(Cli, CalibrateMatchesAnotherRunsLatencyAndReportsItsResources) {
   EXPECT_NE(bracket.out.find("run  3: target_utilisation = 2 "), std::string::npos) << bracket.out;
   EXPECT_NE(bracket.out.find("run  4: target_utilisation = 1.41421 "), std::string::npos)
       << bracket.out;
+  // U-shaped latency (CI baseline: 54.1 s at 0.5 and at 1, 36.0 s at 0.707, 84.3 s at 2;
+  // more replicas share the store link): the grid 0.5, 1, 2 is all slower than 40 s, so the
+  // search narrows in on the fastest grid point (0.5, the first of the tie) by halving the
+  // wider side: sqrt(0.5) = 0.707107 is faster than 40 s, and bisection then starts between
+  // it and 1 at 2^(-1/4) = 0.840896.
+  const auto dip = call(calibrate_command, {SIM_SOURCE_DIR "/scenarios/flashpoint/ci/atl-bl.json",
+                                            "--latency", "40", "--low", "0.5", "--high", "2",
+                                            "--iterations", "7", "-o", (dir / "u").string()});
+  EXPECT_NE(dip.out.find("run  4: target_utilisation = 0.707107 "), std::string::npos) << dip.out;
+  EXPECT_NE(dip.out.find("run  5: target_utilisation = 0.840896 "), std::string::npos) << dip.out;
   // Every run slower than the target and no crossing: no match (grid 1 and 4 only).
   const auto lower =
       call(calibrate_command, {scenario, "--latency", "0.01", "--low", "1", "--high", "4",
