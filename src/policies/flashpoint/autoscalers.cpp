@@ -41,6 +41,22 @@ Decisions ReplicaAutoscaler::decide(const PlatformView& view) {
     int applied = want;
     for (const auto& [t, n] : h)
       applied = std::max(applied, n);
+    if (limits_.scale_up_period > Time::zero()) {
+      // HPA scale-up policies: the base is the count before the scale-ups of the period
+      // (those after now - period), as Kubernetes computes it from its scale events.
+      auto& events = scale_ups_[f.id];
+      while (!events.empty() && events.front().first <= view.now - limits_.scale_up_period)
+        events.pop_front();
+      int base = c.live;
+      for (const auto& [t, n] : events)
+        base -= n;
+      base = std::max(base, 0);
+      const int cap = std::max(
+          static_cast<int>(std::ceil(base * (1.0 + limits_.scale_up_percent / 100.0) - 1e-9)),
+          base + limits_.scale_up_pods);
+      applied = std::min(applied, std::max(cap, c.live));
+      if (applied > c.live) events.emplace_back(view.now, applied - c.live);
+    }
     if (applied > c.live) {
       scale_up(f, applied - c.live, c.ready, d);
       continue;

@@ -28,6 +28,21 @@ void add_limits(config::Schema& s) {
       .def("0s")
       .at_least(0)
       .doc("compute time of each decision, charged with the platform's charge_decision_time");
+  s.add("scale_up_period", ParamType::kDuration)
+      .def("0s")
+      .at_least(0)
+      .doc(
+          "Kubernetes HPA scale-up policies: within any such period the replicas grow to at "
+          "most max(base x (1 + scale_up_percent/100), base + scale_up_pods), base being the "
+          "count at the period's start (Kubernetes default: 15s, 100%, 4); 0s: no limit");
+  s.add("scale_up_percent", ParamType::kNumber)
+      .def(100.0)
+      .at_least(0)
+      .doc("HPA Percent scale-up policy: growth per scale_up_period, in % of the base count");
+  s.add("scale_up_pods", ParamType::kInteger)
+      .def(4)
+      .at_least(0)
+      .doc("HPA Pods scale-up policy: replicas added per scale_up_period");
   s.add("partitioning", ParamType::kBool)
       .def(false)
       .doc(
@@ -61,6 +76,9 @@ ScalingLimits limits(const json& p) {
   l.max_replicas = p.at("max_replicas").get<int>();
   l.scale_down_window = config::get_duration(p, "scale_down_window");
   l.decision_time = config::get_duration(p, "decision_time");
+  l.scale_up_period = config::get_duration(p, "scale_up_period");
+  l.scale_up_percent = p.at("scale_up_percent").get<double>();
+  l.scale_up_pods = p.at("scale_up_pods").get<int>();
   return l;
 }
 

@@ -96,6 +96,33 @@ TEST(Scaling, StabilisationWindowDelaysScaleDown) {
   EXPECT_EQ(d.stop.size(), 4u);
 }
 
+// Kubernetes HPA scale-up policies (15 s, 100%, 4 pods): the queue latency asks for 10x the
+// live count every second, but within a period the count grows to at most
+// max(2 x base, base + 4), base being the count at the period's start.
+TEST(Scaling, HpaScaleUpPoliciesCapGrowthPerPeriod) {
+  ScalingLimits l = no_window();
+  l.scale_up_period = seconds(15);
+  QueueLatencyAutoscaler a(l, 7.0);
+  auto f = fn(0.066);
+  f.oldest_wait = seconds(70);  // ratio 10
+  f.queue_length = 100;
+  // t = 0: 3 live (base 3): ceil(3 * 10) = 30 wanted, capped at max(6, 7) = 7: start 4.
+  auto d = a.decide(view_with(f, 0, 3, 0, seconds(0)));
+  ASSERT_EQ(d.start.size(), 1u);
+  EXPECT_EQ(d.start[0].count, 4);
+  // t = 10 s: 7 live, base still 3 (t = 0 is within 15 s): cap 7, nothing more.
+  d = a.decide(view_with(f, 0, 3, 4, seconds(10)));
+  EXPECT_TRUE(d.start.empty());
+  // t = 15 s: the count at t = 0 leaves the period; base is t = 10 s's 7: cap max(14, 11) = 14.
+  d = a.decide(view_with(f, 0, 3, 4, seconds(15)));
+  ASSERT_EQ(d.start.size(), 1u);
+  EXPECT_EQ(d.start[0].count, 7);
+  // Without the policies the same view asks for all ceil(7 * 10) = 70 at once.
+  QueueLatencyAutoscaler unlimited(no_window(), 7.0);
+  d = unlimited.decide(view_with(f, 0, 3, 4, seconds(15)));
+  EXPECT_EQ(d.start.at(0).count, 63);
+}
+
 TEST(Atl, P99RateTimesExecutionTime) {
   ArrivalPercentileAutoscaler a(no_window(), 1.0, seconds(100), 99.0);
   auto f = fn(0.066);

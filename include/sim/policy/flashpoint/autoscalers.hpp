@@ -25,6 +25,12 @@ struct ScalingLimits {
   /// Charged to simulated time with the platform's charge_decision_time (thesis §3.1: actions
   /// take effect after the wall time of the decision).
   Time decision_time;
+  /// Kubernetes HPA's scale-up policies (behavior.scaleUp, selectPolicy Max): within any
+  /// period the count may grow to at most max(base x (1 + percent / 100), base + pods), base
+  /// being the count at the period's start. Zero period: no limit (the thesis gives none).
+  Time scale_up_period;
+  double scale_up_percent = 100.0;
+  int scale_up_pods = 4;
 };
 
 /// Model partitioning in the autoscaler (§4.2.6): a scale-up by n replicas uses the
@@ -53,7 +59,9 @@ class ReplicaAutoscaler : public Autoscaler {
   ScalingLimits limits_;
   PartitioningOptions mp_;
   std::map<std::uint32_t, std::deque<std::pair<Time, int>>> history_;  ///< by function
-  std::map<std::uint32_t, PlanTable> plans_;                           ///< by function
+  /// Scale-ups within the last scale_up_period (time, replicas added), by function.
+  std::map<std::uint32_t, std::deque<std::pair<Time, int>>> scale_ups_;
+  std::map<std::uint32_t, PlanTable> plans_;  ///< by function
 };
 
 /// Counts used by the HPA-style rules: live (not draining) instances, each part of a
