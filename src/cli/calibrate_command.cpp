@@ -8,7 +8,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cmath>
 #include <fstream>
 #include <limits>
 #include <optional>
@@ -21,6 +20,7 @@
 #include "sim/policy/flashpoint/autoscalers.hpp"
 #include "sim/scenario/run.hpp"
 #include "sim/scenario/scenario_loader.hpp"
+#include "threshold_search.hpp"
 
 namespace sim::cli {
 
@@ -153,12 +153,6 @@ int calibrate_command(const Args& args, std::ostream& out, std::ostream& err) {
   const double tol =
       vm.count("tolerance") != 0 ? vm["tolerance"].as<double>() : (by_latency ? 0.10 : 0.05);
   if (!(tol >= 0)) throw UsageError("--tolerance must be >= 0");
-  // Thesis §8.5: a compared system's latency stays at or above Flashpoint's (it may use fewer
-  // resources, never more), within 10%; replicas match within tol either way (§8.4).
-  const auto within = [&](double measured) {
-    const double e = measured / target - 1.0;
-    return by_latency ? e >= 0 && e <= tol : std::abs(e) <= tol;
-  };
   const int iterations = vm["iterations"].as<int>();
   const std::string name = probe.resolved.at("name").get<std::string>();
 
@@ -191,117 +185,34 @@ int calibrate_command(const Args& args, std::ostream& out, std::ostream& err) {
         100.0 * (measured / target - 1.0));
     return std::pair{measured, r};
   };
-  double best_t = lo;
-  double best_err = std::numeric_limits<double>::infinity();
-  double best_replicas = 0.0;
-  bool matched = false;
+  ThresholdSearch search;
+  search.low = lo;
+  search.high = hi;
+  search.target = target;
+  search.tolerance = tol;
+  search.iterations = iterations;
+  search.by_latency = by_latency;
   int k = 0;
-  // Without a match: the slowest run faster than the target and the fastest run slower than
-  // it, (latency, replicas), which bound the resources the target needs.
-  std::optional<std::pair<double, double>> faster, slower;
-  // One run: remembers the closest, and the match (for latency: the one with fewest replicas).
-  const auto try_threshold = [&](double t) {
-    // exp(log(hi)) may come out a rounding above hi, past a schema maximum.
-    t = std::clamp(t, lo, hi);
-    const auto [measured, replicas] = run_at(t, ++k);
-    const double e = std::abs(measured / target - 1.0);
-    if (measured < target && (!faster || measured > faster->first)) faster = {measured, replicas};
-    if (measured > target && !within(measured) && (!slower || measured < slower->first)) {
-      slower = {measured, replicas};
-    }
-    if (within(measured)) {
-      if (!matched || replicas < best_replicas) {
-        best_err = e;
-        best_t = t;
-        best_replicas = replicas;
-      }
-      matched = true;
-    } else if (!matched && (e < best_err || (e == best_err && replicas < best_replicas))) {
-      // Equally close (a metric the threshold does not move): the fewest replicas.
-      best_err = e;
-      best_t = t;
-      best_replicas = replicas;
-    }
-    return measured;
-  };
-  double a = std::log(lo), b = std::log(hi);
-  if (by_latency) {
-    // Latency need not be monotone in the threshold: more replicas can mean more cold starts
-    // sharing the store link (BL under TSK). A coarse geometric grid first; then bisection in
-    // the crossing from below the target to above it at the largest threshold (the fewest
-    // replicas that reach the target).
-    const int grid = std::clamp(iterations / 2, 1, 6);
-    std::vector<std::pair<double, double>> points;  // (log threshold, latency)
-    for (int g = 0; g < grid; ++g) {
-      if (interrupt_requested()) return kExitInterrupted;
-      const double x = grid == 1 ? (a + b) / 2.0 : a + (b - a) * g / (grid - 1);
-      points.emplace_back(x, try_threshold(std::exp(x)));
-    }
-    bool bracket = false;
-    for (std::size_t g = points.size(); g-- > 1;) {
-      if (points[g - 1].second < target && points[g].second > target) {
-        a = points[g - 1].first;
-        b = points[g].first;
-        bracket = true;
-        break;
-      }
-    }
-    if (!bracket && points.size() >= 3) {
-      // Every grid point is off target on the same side; when they are all slower, the
-      // latency may still dip below the target near its minimum (U-shaped: too few replicas
-      // queue, too many share the store link). Narrow in on the grid's fastest point, halving
-      // the wider side around it, until a run is below the target: then the crossing lies
-      // between that run and its slower neighbour on the right.
-      const auto best = std::min_element(points.begin(), points.end(),
-                                         [](auto& p, auto& q) { return p.second < q.second; });
-      const auto i = static_cast<std::size_t>(best - points.begin());
-      double l = points[i == 0 ? 0 : i - 1].first;
-      double m = points[i].first;
-      double r = points[std::min(i + 1, points.size() - 1)].first;
-      double lm = points[i].second;
-      while (!matched && !bracket && lm > target && k < iterations && r - l > 1e-9) {
-        if (interrupt_requested()) return kExitInterrupted;
-        const bool left = m - l > r - m;
-        const double x = left ? (l + m) / 2.0 : (m + r) / 2.0;
-        const double lx = try_threshold(std::exp(x));
-        if (lx < target) {
-          a = x;
-          b = left ? m : r;
-          bracket = true;
-        } else if (lx < lm) {
-          (left ? r : l) = m;
-          m = x;
-          lm = lx;
-        } else {
-          (left ? l : r) = x;
-        }
-      }
-    }
-    while (!matched && bracket && k < iterations) {
-      if (interrupt_requested()) return kExitInterrupted;
-      const double x = (a + b) / 2.0;
-      // Below the target: more replicas than needed, raise the threshold.
-      (try_threshold(std::exp(x)) < target ? a : b) = x;
-    }
-  } else {
-    // Bisection on log(threshold): replicas fall as the threshold grows.
-    while (!matched && k < iterations) {
-      if (interrupt_requested()) return kExitInterrupted;
-      const double x = (a + b) / 2.0;
-      // Too many replicas: raise the threshold, so that the autoscaler keeps fewer.
-      (try_threshold(std::exp(x)) > target ? a : b) = x;
-    }
-  }
+  const auto found =
+      search_threshold(search, [&](double t) -> std::optional<std::pair<double, double>> {
+        if (interrupt_requested()) return std::nullopt;
+        return run_at(t, ++k);
+      });
+  if (found.interrupted) return kExitInterrupted;
+  const bool matched = found.matched;
+  const auto& faster = found.faster;
+  const auto& slower = found.slower;
   if (by_latency && !matched && faster && slower) {
     out << fmt::format(
         "bracketed: {:.3f} replicas/s give {:.3f} s, {:.3f} replicas/s give {:.3f} s\n",
         faster->second, faster->first, slower->second, slower->first);
   }
   out << fmt::format("{} {}={:.6g}: {:.2f}% from the target, {:.3f} replicas/s",
-                     matched ? "matched" : "closest", key, best_t, 100.0 * best_err, best_replicas);
+                     matched ? "matched" : "closest", key, found.threshold, 100.0 * found.error,
+                     found.replicas);
   if (reference_replicas && *reference_replicas > 0) {
     out << fmt::format(" ({:+.1f}% of the matched run's {:.3f})",
-                       100.0 * (best_replicas / *reference_replicas - 1.0), *reference_replicas);
+                       100.0 * (found.replicas / *reference_replicas - 1.0), *reference_replicas);
   }
   out << '\n';
   if (!matched) err << "dcsim calibrate: no threshold within tolerance\n";
