@@ -185,13 +185,12 @@ int calibrate_command(const Args& args, std::ostream& out, std::ostream& err) {
         100.0 * (measured / target - 1.0));
     return std::pair{measured, r};
   };
-  ThresholdSearch search;
-  search.low = lo;
-  search.high = hi;
-  search.target = target;
-  search.tolerance = tol;
-  search.iterations = iterations;
-  search.by_latency = by_latency;
+  const ThresholdSearch search{.low = lo,
+                               .high = hi,
+                               .target = target,
+                               .tolerance = tol,
+                               .iterations = iterations,
+                               .by_latency = by_latency};
   int k = 0;
   const auto found =
       search_threshold(search, [&](double t) -> std::optional<std::pair<double, double>> {
