@@ -71,6 +71,8 @@ int harmonybatch(const Args& args, std::ostream& out) {
       "mbs-search", po::value<std::string>()->default_value("bayesian"),
       "MBS+'s per-group search: bayesian (the original's 5 + 10 evaluations per\n"
       "function type) or exhaustive (every grid point)")(
+      "mbs-seed", po::value<std::uint64_t>()->default_value(1),
+      "seed of MBS+'s Bayesian search (the original: random_state 1)")(
       "format", po::value<std::string>()->default_value("table"), "table or json")(
       "json", po::value<std::string>(), "also write the JSON to this file (- = stdout)")(
       "scenario", po::value<std::string>(),
@@ -107,6 +109,7 @@ int harmonybatch(const Args& args, std::ostream& out) {
   if (search != "bayesian" && search != "exhaustive")
     throw UsageError("--mbs-search must be bayesian or exhaustive, found \"" + search + "\"");
   o.mbs_bayesian = search == "bayesian";
+  o.mbs_seed = vm["mbs-seed"].as<std::uint64_t>();
   const auto catalog = load_catalog();
   const auto model = hb::PlannerModel::from_profile(catalog.model(set.model));
   const std::string algorithm = vm["algorithm"].as<std::string>();

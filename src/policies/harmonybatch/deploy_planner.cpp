@@ -152,6 +152,10 @@ PolicyKind deploy_planner_kind() {
       .def("bayesian")
       .one_of({"bayesian", "exhaustive"})
       .doc("MBS+'s per-group search: Bayesian optimisation (15 points per type) or the grid");
+  s->add("mbs_seed", ParamType::kInteger)
+      .def(1)
+      .at_least(0)
+      .doc("seed of MBS+'s Bayesian search (the original: random_state 1)");
   s->add("instances", ParamType::kInteger)
       .def(0)
       .at_least(0)
@@ -171,6 +175,7 @@ PolicyKind deploy_planner_kind() {
             c.options.cpu_cores_on_grid = p.at("cpu_cores_on_grid").get<bool>();
             c.options.skip_loose_slo_batch = p.at("skip_loose_slo_batch").get<bool>();
             c.options.mbs_bayesian = p.at("mbs_search").get<std::string>() == "bayesian";
+            c.options.mbs_seed = p.at("mbs_seed").get<std::uint64_t>();
             c.instances = p.at("instances").get<int>();
             return std::make_unique<DeployPlanner>(std::move(c), ctx.catalog);
           }};

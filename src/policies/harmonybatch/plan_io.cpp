@@ -139,7 +139,8 @@ json planner_options_to_json(const PlannerOptions& o) {
               {"knee_class_stage", o.knee_class_stage},
               {"cpu_cores_on_grid", o.cpu_cores_on_grid},
               {"skip_loose_slo_batch", o.skip_loose_slo_batch},
-              {"mbs_search", o.mbs_bayesian ? "bayesian" : "exhaustive"}};
+              {"mbs_search", o.mbs_bayesian ? "bayesian" : "exhaustive"},
+              {"mbs_seed", o.mbs_seed}};
 }
 
 json plan_to_json(const Plan& plan, const PlannerOptions& o) {
