@@ -60,6 +60,19 @@ int harmonybatch(const Args& args, std::ostream& out) {
       "price table of eq. 6: paper (USD, Nov 2023) or code (the public code's)")(
       "no-fix-merge-ratio", "weigh merged groups by 1 + sum of shares, as the public code does")(
       "largest-slo-only", "check GPU functions against the group's largest SLO only (the code)")(
+      "forced-stage1", "stage 1 merges without Merge's cost check (the code)")(
+      "knee-class-stage", "the code's knee-class merge pass before stage 2 (not in the paper)")(
+      "continuous-cores", "keep CPU cores from the SLO bound off the 0.05 grid (the code, Q4)")(
+      "skip-loose-slo-batch", "skip CPU batches whose SLO bound gives c <= 0 (the code, Q3)")(
+      "reference-code",
+      "every switch as the public code runs it: --prices code --no-fix-merge-ratio\n"
+      "--largest-slo-only --forced-stage1 --knee-class-stage --continuous-cores\n"
+      "--skip-loose-slo-batch")(
+      "mbs-search", po::value<std::string>()->default_value("bayesian"),
+      "MBS+'s per-group search: bayesian (the original's 5 + 10 evaluations per\n"
+      "function type) or exhaustive (every grid point)")(
+      "mbs-seed", po::value<std::uint64_t>()->default_value(1),
+      "seed of MBS+'s Bayesian search (the original: random_state 1)")(
       "format", po::value<std::string>()->default_value("table"), "table or json")(
       "json", po::value<std::string>(), "also write the JSON to this file (- = stdout)")(
       "scenario", po::value<std::string>(),
@@ -82,10 +95,21 @@ int harmonybatch(const Args& args, std::ostream& out) {
   if (vm.count("apps") == 0) throw UsageError("missing APPS.json");
   const std::string path = vm["apps"].as<std::string>();
   const auto set = hb::parse_application_set(read_json_file(path), path);
-  hb::PlannerOptions o;
-  o.prices = hb::PriceTable::named(vm["prices"].as<std::string>());
-  o.fix_merge_ratio = vm.count("no-fix-merge-ratio") == 0;
-  o.check_all_slos_on_gpu = vm.count("largest-slo-only") == 0;
+  const bool code = vm.count("reference-code") != 0;
+  hb::PlannerOptions o = code ? hb::PlannerOptions::reference_code() : hb::PlannerOptions{};
+  if (!code || !vm["prices"].defaulted())
+    o.prices = hb::PriceTable::named(vm["prices"].as<std::string>());
+  if (vm.count("no-fix-merge-ratio") != 0) o.fix_merge_ratio = false;
+  if (vm.count("largest-slo-only") != 0) o.check_all_slos_on_gpu = false;
+  if (vm.count("forced-stage1") != 0) o.forced_stage1_merge = true;
+  if (vm.count("knee-class-stage") != 0) o.knee_class_stage = true;
+  if (vm.count("continuous-cores") != 0) o.cpu_cores_on_grid = false;
+  if (vm.count("skip-loose-slo-batch") != 0) o.skip_loose_slo_batch = true;
+  const std::string search = vm["mbs-search"].as<std::string>();
+  if (search != "bayesian" && search != "exhaustive")
+    throw UsageError("--mbs-search must be bayesian or exhaustive, found \"" + search + "\"");
+  o.mbs_bayesian = search == "bayesian";
+  o.mbs_seed = vm["mbs-seed"].as<std::uint64_t>();
   const auto catalog = load_catalog();
   const auto model = hb::PlannerModel::from_profile(catalog.model(set.model));
   const std::string algorithm = vm["algorithm"].as<std::string>();

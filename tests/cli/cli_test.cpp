@@ -221,3 +221,38 @@ TEST(Cli, CalibrateMatchesAnotherRunsLatencyAndReportsItsResources) {
 
 }  // namespace
 }  // namespace sim::cli
+
+namespace sim::cli {
+namespace {
+
+// Issue #21's six VGG-19 applications: with --reference-code the plan is the public code's
+// (a0, a3, a2, a4, a1 on one 2 GB GPU function with b = 10; a5 on CPU; 2.876e-5 per request);
+// the paper's switches with code prices keep six CPU groups (4.218e-5).
+TEST(Cli, PlanHarmonyBatchReferenceCodeSwitches) {
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("dcsim-cli-plan-" + std::to_string(::getpid()) + ".json");
+  std::ofstream(path) << R"({"model": "harmonybatch/vgg19", "applications": [
+    {"name": "a0", "slo": 0.3, "rate": 1.135}, {"name": "a1", "slo": 0.6, "rate": 17.541},
+    {"name": "a2", "slo": 0.5, "rate": 15.923}, {"name": "a3", "slo": 0.45, "rate": 12.205},
+    {"name": "a4", "slo": 0.55, "rate": 7.03}, {"name": "a5", "slo": 1.2, "rate": 0.792}]})";
+  const auto code =
+      call(plan_command, {"harmonybatch", path.string(), "--reference-code", "--format", "json"});
+  ASSERT_EQ(code.code, 0);
+  const auto plan = nlohmann::json::parse(code.out);
+  ASSERT_EQ(plan.at("groups").size(), 2u);
+  EXPECT_EQ(plan.at("groups")[0].at("function").at("type"), "gpu");
+  EXPECT_EQ(plan.at("groups")[0].at("function").at("batch"), 10);
+  EXPECT_NEAR(plan.at("cost_per_request").get<double>(), 2.875687e-05, 1e-10);
+  EXPECT_EQ(plan.at("forced_stage1_merge"), true);
+  EXPECT_EQ(plan.at("cpu_cores_on_grid"), false);
+  const auto before =
+      call(plan_command, {"harmonybatch", path.string(), "--prices", "code", "--largest-slo-only",
+                          "--no-fix-merge-ratio", "--format", "json"});
+  EXPECT_EQ(nlohmann::json::parse(before.out).at("groups").size(), 6u);
+  EXPECT_THROW(call(plan_command, {"harmonybatch", path.string(), "--mbs-search", "grid"}),
+               UsageError);
+  std::filesystem::remove(path);
+}
+
+}  // namespace
+}  // namespace sim::cli

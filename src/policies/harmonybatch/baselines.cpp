@@ -6,6 +6,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "sim/policy/harmonybatch/bayesian_search.hpp"
 #include "sim/policy/harmonybatch/harmony_planner.hpp"
 #include "sim/policy/harmonybatch/performance_model.hpp"
 
@@ -80,69 +81,137 @@ FunctionConfig batch_for(const PlannerModel& m, const Application& a, const Plan
 }
 
 // MBS+ for one group (applications with shares of their rates): the cheapest CPU or GPU
-// function over the full grids, timeouts (s_min - L_max) + (s_w - s_min), cost at b_avg.
-std::optional<FunctionConfig> mbs_for(const PlannerModel& m, const Group& g,
-                                      const PlannerOptions& o) {
-  std::vector<double> slos;
-  std::vector<double> rates;
-  for (std::size_t i = 0; i < g.apps.size(); ++i) {
-    slos.push_back(g.apps[i].slo_s);
-    rates.push_back(g.apps[i].rate * g.shares[i]);
+// function, timeouts (s_min - L_max) + (s_w - s_min), cost at b_avg (implementations.md §1.15).
+// Searched either exhaustively over the grids or, as the original, by Bayesian optimisation
+// with a small budget per function type.
+class MbsGroupSearch {
+ public:
+  MbsGroupSearch(const PlannerModel& m, const Group& g, const PlannerOptions& o)
+      : m_(m), o_(o), s_min_(g.min_slo()), total_(g.rate()) {
+    for (std::size_t i = 0; i < g.apps.size(); ++i) {
+      slos_.push_back(g.apps[i].slo_s);
+      rates_.push_back(g.apps[i].rate * g.shares[i]);
+    }
   }
-  const double s_min = g.min_slo();
-  const double R = g.rate();
-  std::optional<FunctionConfig> best;
-  auto consider = [&](FunctionType type, double cores, double mem, int gpu_gb, int b,
-                      double lat_max, auto avg_at) {
-    std::vector<double> t(slos.size(), 0.0);
+
+  // A CPU function with c cores and batch b, or nullopt if it breaks a constraint.
+  [[nodiscard]] std::optional<FunctionConfig> cpu(double c, int b) const {
+    if (!m_.has_cpu || b < 1 || b > max_cpu_batch() || c <= 0.0) return std::nullopt;
+    const auto mem = cpu_function_memory_gb(m_, c, b);
+    if (!mem) return std::nullopt;
+    const double lat = cpu_max_latency_s(m_, c, b);
+    if (lat > s_min_) return std::nullopt;
+    return priced(FunctionType::kCpu, c, *mem, 0, b, lat,
+                  [&](int bb) { return cpu_avg_latency_s(m_, c, bb); });
+  }
+
+  // A GPU function with gg GB and batch b, or nullopt if it breaks a constraint.
+  [[nodiscard]] std::optional<FunctionConfig> gpu(int gg, int b) const {
+    if (!m_.has_gpu || gg < 1 || b < 1 || b > o_.gpu_max_batch) return std::nullopt;
+    const double cores = gg / 3.0;
+    const double gmem = gpu_function_memory_gb(m_);
+    if (gmem > 4.0 * cores || gpu_min_memory_gb(m_, b) > gg) return std::nullopt;
+    const double lat = gpu_max_latency_s(m_, gg, b, o_.gpu_max_latency_overhead);
+    if (lat > s_min_) return std::nullopt;
+    return priced(FunctionType::kGpu, cores, gmem, gg, b, lat,
+                  [&](int bb) { return gpu_avg_latency_s(m_, gg, bb); });
+  }
+
+  [[nodiscard]] std::optional<FunctionConfig> best() const {
+    return o_.mbs_bayesian ? bayesian() : exhaustive();
+  }
+
+ private:
+  [[nodiscard]] int max_cpu_batch() const {
+    return std::min(o_.cpu_max_batch, static_cast<int>(m_.cpu_avg.size()));
+  }
+
+  template <typename AvgAt>
+  [[nodiscard]] FunctionConfig priced(FunctionType type, double cores, double mem, int gpu_gb,
+                                      int b, double lat_max, AvgAt avg_at) const {
+    std::vector<double> t(slos_.size(), 0.0);
     double T = 0.0;
     if (b > 1) {
-      for (std::size_t i = 0; i < slos.size(); ++i)
-        t[i] = (s_min - lat_max) + (slos[i] - s_min);
-      T = equivalent_timeout_s(t, rates);
+      for (std::size_t i = 0; i < slos_.size(); ++i)
+        t[i] = (s_min_ - lat_max) + (slos_[i] - s_min_);
+      T = equivalent_timeout_s(t, rates_);
     }
-    const int b_avg = b == 1 ? 1 : std::min(b, static_cast<int>(std::floor(R * T)) + 1);
-    const double cost = cost_per_request(o.prices, type, cores, mem, gpu_gb, avg_at(b_avg), b_avg);
-    if (!best || cost < best->cost_per_request) {
-      FunctionConfig f;
-      f.type = type;
-      f.cores = cores;
-      f.memory_gb = mem;
-      f.gpu_gb = gpu_gb;
-      f.batch = b;
-      f.timeouts_s = t;
-      f.avg_latency_s = avg_at(b);
-      f.max_latency_s = lat_max;
-      f.cost_per_request = cost;
-      best = f;
-    }
-  };
-  if (m.has_cpu) {
-    const int max_b = std::min(o.cpu_max_batch, static_cast<int>(m.cpu_avg.size()));
-    for (double c : core_grid(o)) {
-      for (int b = 1; b <= max_b; ++b) {
-        const auto mem = cpu_function_memory_gb(m, c, b);
-        if (!mem) continue;
-        const double lat = cpu_max_latency_s(m, c, b);
-        if (lat > s_min) continue;
-        consider(FunctionType::kCpu, c, *mem, 0, b, lat,
-                 [&](int bb) { return cpu_avg_latency_s(m, c, bb); });
-      }
-    }
+    const int b_avg = b == 1 ? 1 : std::min(b, static_cast<int>(std::floor(total_ * T)) + 1);
+    FunctionConfig f;
+    f.type = type;
+    f.cores = cores;
+    f.memory_gb = mem;
+    f.gpu_gb = gpu_gb;
+    f.batch = b;
+    f.timeouts_s = t;
+    f.avg_latency_s = avg_at(b);
+    f.max_latency_s = lat_max;
+    f.cost_per_request =
+        cost_per_request(o_.prices, type, cores, mem, gpu_gb, avg_at(b_avg), b_avg);
+    return f;
   }
-  const double gmem = gpu_function_memory_gb(m);
-  for (int gg = o.gpu_min_gb; gg <= o.gpu_max_gb; ++gg) {
-    const double cores = gg / 3.0;
-    if (gmem > 4.0 * cores) continue;
-    for (int b = 1; b <= o.gpu_max_batch; ++b) {
-      if (gpu_min_memory_gb(m, b) > gg) continue;
-      const double lat = gpu_max_latency_s(m, gg, b, o.gpu_max_latency_overhead);
-      if (lat > s_min) continue;
-      consider(FunctionType::kGpu, cores, gmem, gg, b, lat,
-               [&](int bb) { return gpu_avg_latency_s(m, gg, bb); });
-    }
+
+  static void keep_cheaper(std::optional<FunctionConfig>& best, std::optional<FunctionConfig> f) {
+    if (f && (!best || f->cost_per_request < best->cost_per_request)) best = std::move(f);
   }
-  return best;
+
+  [[nodiscard]] std::optional<FunctionConfig> exhaustive() const {
+    std::optional<FunctionConfig> best;
+    for (double c : core_grid(o_))
+      for (int b = 1; b <= max_cpu_batch(); ++b)
+        keep_cheaper(best, cpu(c, b));
+    for (int gg = o_.gpu_min_gb; gg <= o_.gpu_max_gb; ++gg)
+      for (int b = 1; b <= o_.gpu_max_batch; ++b)
+        keep_cheaper(best, gpu(gg, b));
+    return best;
+  }
+
+  // The original's search: per function type, maximise -cost over the box (batch, resource)
+  // with infeasible points scored -1e9; the resource is truncated onto its grid (CPU: 0.05
+  // cores; GPU: whole GB) and the batch to an integer, as the original's objective does.
+  [[nodiscard]] std::optional<FunctionConfig> bayesian() const {
+    constexpr double kInfeasible = -1e9;
+    const BayesianSearchOptions bo{.initial_points = o_.mbs_initial_points,
+                                   .iterations = o_.mbs_iterations,
+                                   .seed = o_.mbs_seed};
+    auto cpu_at = [&](double res, double batch) {
+      const double c = std::round(std::trunc(res / o_.cpu_step) * o_.cpu_step * 100.0) / 100.0;
+      return cpu(c, static_cast<int>(batch));
+    };
+    auto gpu_at = [&](double res, double batch) {
+      return gpu(static_cast<int>(res), static_cast<int>(batch));
+    };
+    auto score = [&](const std::optional<FunctionConfig>& f) {
+      return f ? -f->cost_per_request : kInfeasible;
+    };
+    std::optional<FunctionConfig> best;
+    if (m_.has_cpu) {
+      const auto r = bayesian_maximise(
+          [&](double res, double b) { return score(cpu_at(res, b)); }, {o_.cpu_min_cores, 1.0},
+          {o_.cpu_max_cores, static_cast<double>(max_cpu_batch())}, bo);
+      if (r.best_value > kInfeasible) best = cpu_at(r.best_x[0], r.best_x[1]);
+    }
+    if (m_.has_gpu) {
+      const auto r = bayesian_maximise(
+          [&](double res, double b) { return score(gpu_at(res, b)); },
+          {static_cast<double>(o_.gpu_min_gb), 1.0},
+          {static_cast<double>(o_.gpu_max_gb), static_cast<double>(o_.gpu_max_batch)}, bo);
+      if (r.best_value > kInfeasible) keep_cheaper(best, gpu_at(r.best_x[0], r.best_x[1]));
+    }
+    return best;
+  }
+
+  const PlannerModel& m_;
+  const PlannerOptions& o_;
+  std::vector<double> slos_;
+  std::vector<double> rates_;
+  double s_min_;
+  double total_;
+};
+
+std::optional<FunctionConfig> mbs_for(const PlannerModel& m, const Group& g,
+                                      const PlannerOptions& o) {
+  return MbsGroupSearch(m, g, o).best();
 }
 
 // Split the total rate into n equal chunks walking the applications in SLO order; an

@@ -136,6 +136,26 @@ PolicyKind deploy_planner_kind() {
   s->add("check_all_slos_on_gpu", ParamType::kBool)
       .def(true)
       .doc("a GPU function must meet every SLO of its group; false: only the largest (the code)");
+  s->add("forced_stage1_merge", ParamType::kBool)
+      .def(false)
+      .doc("stage 1 merges without the cost check, as the code does; false: Merge (the paper)");
+  s->add("knee_class_stage", ParamType::kBool)
+      .def(false)
+      .doc("run the code's knee-class merge pass before stage 2 (not in the paper)");
+  s->add("cpu_cores_on_grid", ParamType::kBool)
+      .def(true)
+      .doc("round CPU cores from the SLO bound up to 0.05 (Alibaba); false: continuous (code)");
+  s->add("skip_loose_slo_batch", ParamType::kBool)
+      .def(false)
+      .doc("skip a CPU batch whose SLO bound gives c <= 0, as the code does (quirk Q3)");
+  s->add("mbs_search", ParamType::kChoice)
+      .def("bayesian")
+      .one_of({"bayesian", "exhaustive"})
+      .doc("MBS+'s per-group search: Bayesian optimisation (15 points per type) or the grid");
+  s->add("mbs_seed", ParamType::kInteger)
+      .def(1)
+      .at_least(0)
+      .doc("seed of MBS+'s Bayesian search (the original: random_state 1)");
   s->add("instances", ParamType::kInteger)
       .def(0)
       .at_least(0)
@@ -150,6 +170,12 @@ PolicyKind deploy_planner_kind() {
             c.options.prices = PriceTable::named(p.at("prices").get<std::string>());
             c.options.fix_merge_ratio = p.at("fix_merge_ratio").get<bool>();
             c.options.check_all_slos_on_gpu = p.at("check_all_slos_on_gpu").get<bool>();
+            c.options.forced_stage1_merge = p.at("forced_stage1_merge").get<bool>();
+            c.options.knee_class_stage = p.at("knee_class_stage").get<bool>();
+            c.options.cpu_cores_on_grid = p.at("cpu_cores_on_grid").get<bool>();
+            c.options.skip_loose_slo_batch = p.at("skip_loose_slo_batch").get<bool>();
+            c.options.mbs_bayesian = p.at("mbs_search").get<std::string>() == "bayesian";
+            c.options.mbs_seed = p.at("mbs_seed").get<std::uint64_t>();
             c.instances = p.at("instances").get<int>();
             return std::make_unique<DeployPlanner>(std::move(c), ctx.catalog);
           }};

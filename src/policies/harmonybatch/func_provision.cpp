@@ -51,9 +51,12 @@ std::optional<double> cpu_cost_minimiser(const PlannerModel& m, int batch, doubl
   double l = std::max(2.0 * k.beta, lo);
   double r = hi;
   if (l > r || cost_slope(k, l) > 0.0 || cost_slope(k, r) < 0.0) return std::nullopt;
-  double previous = std::numeric_limits<double>::quiet_NaN();
-  while (l + step <= r + 1e-9) {
-    const double mid = std::round(((l + r) / 2.0) / step) * step;
+  // Bisection with midpoints on the step grid, exactly as the public code runs it (the body
+  // runs at least once; Python's round() is round-half-even, as std::nearbyint by default),
+  // so that the same cores come out (implementations.md §1.8, step 4).
+  double previous = 0.0;
+  while (l < r) {
+    const double mid = std::nearbyint(((l + r) / 2.0) / step) * step;
     if (mid == previous) break;
     previous = mid;
     const double d = cost_slope(k, mid);
@@ -64,6 +67,7 @@ std::optional<double> cpu_cost_minimiser(const PlannerModel& m, int batch, doubl
     } else {
       return mid;
     }
+    if (l + step > r) break;
   }
   return l;
 }
@@ -84,9 +88,14 @@ std::optional<FunctionConfig> provision_cpu(const PlannerModel& m,
     if (budget <= kmax.gamma) continue;  // no core count meets the tightest SLO (10)
     double c0 = std::max(o.cpu_min_cores, cpu_min_cores_for_memory(m, b));
     // Constraint (10): L_max(c) <= s_min - t_min, i.e. c >= -beta ln((budget - gamma)/alpha).
-    const double c_slo = -kmax.beta * std::log((budget - kmax.gamma) / kmax.alpha);
-    if (c_slo > 0.0) c0 = std::max(c0, c_slo);
-    c0 = snap_up(c0, o.cpu_step);  // the paper's 0.05-core grid
+    const double c_slo = -std::log((budget - kmax.gamma) / kmax.alpha) * kmax.beta;
+    if (c_slo > 0.0) {
+      c0 = std::max(c0, c_slo);
+    } else if (o.skip_loose_slo_batch) {
+      continue;  // the code skips the batch (quirk Q3)
+    }
+    // Alibaba allocates cores on a 0.05 grid; the code keeps the bound continuous (Q4).
+    if (o.cpu_cores_on_grid) c0 = snap_up(c0, o.cpu_step);
     const double c1 = o.cpu_max_cores;
     if (c0 > c1 + 1e-9) continue;
     std::vector<double> candidates{c0, c1};

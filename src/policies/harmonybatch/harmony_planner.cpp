@@ -3,6 +3,7 @@
 #include "sim/policy/harmonybatch/harmony_planner.hpp"
 
 #include <algorithm>
+#include <map>
 #include <stdexcept>
 
 #include "sim/policy/harmonybatch/func_provision.hpp"
@@ -28,11 +29,13 @@ class Merger {
   Merger(const PlannerModel& m, const PlannerOptions& o) : m_(m), o_(o) {}
 
   // Merge(L, low, high) of Algorithm 1 (lines 23-29): provision the union and keep it when
-  // its weighted cost is not above the groups' it replaces.
-  bool merge(std::vector<Group>& L, std::size_t low, std::size_t high) const {
-    if (high - low < 2) {
+  // its weighted cost is not above the groups' it replaces. `forced`: keep it whatever it
+  // costs (the code's stage 1); a union no function can serve is never kept.
+  bool merge(std::vector<Group>& L, std::size_t low, std::size_t high, bool forced = false) const {
+    if (high <= low) return false;
+    if (high - low == 1 && !forced) {
       // A "merge" of one group changes nothing; the code still re-weights it (quirk Q1).
-      if (!o_.fix_merge_ratio && high - low == 1) L[low].ratio += 1.0;
+      if (!o_.fix_merge_ratio) L[low].ratio += 1.0;
       return false;
     }
     Group merged;
@@ -44,7 +47,7 @@ class Merger {
       old_cost += L[k].ratio * L[k].function.cost_per_request;
     }
     auto f = provision(m_, merged.apps, o_);
-    if (!f || merged.ratio * f->cost_per_request > old_cost) return false;
+    if (!f || (!forced && merged.ratio * f->cost_per_request > old_cost)) return false;
     merged.function = *f;
     merged.shares.assign(merged.apps.size(), 1.0);
     L.erase(L.begin() + static_cast<std::ptrdiff_t>(low),
@@ -57,6 +60,23 @@ class Merger {
   const PlannerModel& m_;
   const PlannerOptions& o_;
 };
+
+// One left-to-right pass of stage 2: each pair of neighbours with a GPU function among them
+// (and `eligible`) is merged if Merge accepts; after a merge the merged group is tried again
+// with its next neighbour (the code steps back one index, then forward).
+template <typename Eligible>
+void merge_neighbours(std::vector<Group>& L, const Merger& merger, Eligible eligible) {
+  std::ptrdiff_t k = 0;
+  while (k + 1 < static_cast<std::ptrdiff_t>(L.size())) {
+    const auto u = static_cast<std::size_t>(k);
+    if ((L[u].function.type == FunctionType::kGpu ||
+         L[u + 1].function.type == FunctionType::kGpu) &&
+        eligible(L[u], L[u + 1])) {
+      if (merger.merge(L, u, u + 2)) k = std::max<std::ptrdiff_t>(k - 1, -1);
+    }
+    k += 1;
+  }
+}
 
 }  // namespace
 
@@ -111,7 +131,7 @@ Plan plan_harmonybatch(const PlannerModel& m, std::span<const Application> input
   }
   const Merger merger(m, o);
   // Stage 1 (lines 4-13): runs of CPU groups whose total rate passes the knee point r* are
-  // merged, to be served by a GPU function. r* is the knee of the tightest SLO.
+  // merged, to be served by a GPU function. r* is the knee of the tightest SLO (as the code).
   const double r_knee = knee_rate(m, apps.front().slo_s, o);
   std::size_t i = 0;
   std::size_t j = 0;
@@ -120,7 +140,7 @@ Plan plan_harmonybatch(const PlannerModel& m, std::span<const Application> input
     if (L[i].function.type == FunctionType::kCpu) {
       r += L[i].rate();
       if (r > r_knee) {
-        merger.merge(L, j, i + 1);
+        merger.merge(L, j, i + 1, o.forced_stage1_merge);
         i = j;
         j = j + 1;
         r = 0.0;
@@ -131,15 +151,21 @@ Plan plan_harmonybatch(const PlannerModel& m, std::span<const Application> input
     }
     i += 1;
   }
-  // Stage 2 (lines 14-21): merge each GPU group with its neighbour while that is cheaper.
-  std::ptrdiff_t k = 0;
-  while (k + 1 < static_cast<std::ptrdiff_t>(L.size())) {
-    const auto u = static_cast<std::size_t>(k);
-    if (L[u].function.type == FunctionType::kGpu || L[u + 1].function.type == FunctionType::kGpu) {
-      if (merger.merge(L, u, u + 2)) k = std::max<std::ptrdiff_t>(k - 1, -1);
+  // The code's extra pass before stage 2: only neighbours whose boundary SLOs (the left
+  // group's largest, the right group's smallest) are in the same knee class.
+  if (o.knee_class_stage) {
+    std::map<double, int> knee_class;
+    for (const auto& a : apps) {
+      if (knee_class.contains(a.slo_s)) continue;
+      const double k = knee_rate(m, a.slo_s, o);
+      knee_class[a.slo_s] = k < 0.05 ? 1 : (k > 39.95 ? 3 : 2);
     }
-    k += 1;
+    merge_neighbours(L, merger, [&](const Group& left, const Group& right) {
+      return knee_class.at(left.apps.back().slo_s) == knee_class.at(right.apps.front().slo_s);
+    });
   }
+  // Stage 2 (lines 14-21): merge each GPU group with its neighbour while that is cheaper.
+  merge_neighbours(L, merger, [](const Group&, const Group&) { return true; });
   Plan plan;
   plan.algorithm = "harmonybatch";
   plan.model = m.name;

@@ -99,18 +99,22 @@ double equivalent_timeout_s(std::span<const double> t, std::span<const double> r
 
 std::vector<double> timeouts_for_equivalent(double target_s, std::span<const double> slos,
                                             std::span<const double> rates) {
+  // As the code runs it: the body runs at least once when target > 0, the timeouts keep the
+  // SLO spacing accumulated pairwise, and the loop stops once the bracket is below 1 ms.
   std::vector<double> t(slos.size(), 0.0);
   double lo = 0.0;
   double hi = target_s;
-  while (hi - lo >= 0.001) {
+  while (lo < hi) {
     const double mid = (lo + hi) / 2.0;
-    for (std::size_t i = 0; i < slos.size(); ++i)
-      t[i] = mid + (slos[i] - slos[0]);
+    t[0] = mid;
+    for (std::size_t i = 1; i < slos.size(); ++i)
+      t[i] = slos[i] - slos[i - 1] + t[i - 1];
     if (equivalent_timeout_s(t, rates) > target_s) {
       hi = mid;
     } else {
       lo = mid;
     }
+    if (std::abs(hi - lo) < 0.001) break;
   }
   return t;
 }
@@ -123,8 +127,9 @@ double cost_per_request(const PriceTable& p, FunctionType type, double cores, do
     unit = cores * p.vcpu_s + memory_gb * p.memory_gb_s;
   } else {
     billed = std::ceil(duration_s);  // GPU functions are billed in whole seconds
-    unit = gpu_gb * p.gpu_memory_gb_s;
-    if (p.gpu_function_bills_cpu_and_memory) unit += cores * p.vcpu_s + memory_gb * p.memory_gb_s;
+    // Summed in the code's order (cpu, memory, GPU), so that equal plans cost the same bits.
+    if (p.gpu_function_bills_cpu_and_memory) unit = cores * p.vcpu_s + memory_gb * p.memory_gb_s;
+    unit += gpu_gb * p.gpu_memory_gb_s;
   }
   return (p.invocation + unit * billed) / batch;
 }

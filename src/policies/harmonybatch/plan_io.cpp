@@ -131,6 +131,18 @@ int instances_for(const Group& g) {
   return static_cast<int>(std::ceil(rho + 4.0 * std::sqrt(rho) + 1.0));
 }
 
+json planner_options_to_json(const PlannerOptions& o) {
+  return json{{"prices", o.prices.name},
+              {"fix_merge_ratio", o.fix_merge_ratio},
+              {"check_all_slos_on_gpu", o.check_all_slos_on_gpu},
+              {"forced_stage1_merge", o.forced_stage1_merge},
+              {"knee_class_stage", o.knee_class_stage},
+              {"cpu_cores_on_grid", o.cpu_cores_on_grid},
+              {"skip_loose_slo_batch", o.skip_loose_slo_batch},
+              {"mbs_search", o.mbs_bayesian ? "bayesian" : "exhaustive"},
+              {"mbs_seed", o.mbs_seed}};
+}
+
 json plan_to_json(const Plan& plan, const PlannerOptions& o) {
   json groups = json::array();
   for (std::size_t k = 0; k < plan.groups.size(); ++k) {
@@ -155,15 +167,13 @@ json plan_to_json(const Plan& plan, const PlannerOptions& o) {
                       {"function", fn},
                       {"cost_per_request", f.cost_per_request}});
   }
-  return json{{"algorithm", plan.algorithm},
-              {"model", plan.model},
-              {"prices", o.prices.name},
-              {"fix_merge_ratio", o.fix_merge_ratio},
-              {"check_all_slos_on_gpu", o.check_all_slos_on_gpu},
-              {"total_rate", plan.total_rate},
-              {"cost_per_request", plan.cost_per_request},
-              {"cost_per_second", plan.cost_per_second()},
-              {"groups", groups}};
+  json out{{"algorithm", plan.algorithm}, {"model", plan.model}};
+  out.update(planner_options_to_json(o));
+  out.update(json{{"total_rate", plan.total_rate},
+                  {"cost_per_request", plan.cost_per_request},
+                  {"cost_per_second", plan.cost_per_second()},
+                  {"groups", groups}});
+  return out;
 }
 
 void print_plan_table(const Plan& plan, std::ostream& out) {
@@ -263,13 +273,9 @@ json deployment_scenario(const Plan& plan, const std::string& algorithm, const P
   for (const auto& [name, a] : apps)
     app_list.push_back(
         {{"name", name}, {"slo", fmt_duration(a.slo_s)}, {"rate", fmt::format("{}/s", a.rate)}});
-  json planner{{"type", "harmonybatch"},
-               {"algorithm", algorithm},
-               {"model", plan.model},
-               {"prices", o.prices.name},
-               {"fix_merge_ratio", o.fix_merge_ratio},
-               {"check_all_slos_on_gpu", o.check_all_slos_on_gpu},
-               {"applications", app_list}};
+  json planner{{"type", "harmonybatch"}, {"algorithm", algorithm}, {"model", plan.model}};
+  planner.update(planner_options_to_json(o));
+  planner["applications"] = app_list;
   json billing{{"per_invocation", o.prices.invocation},
                {"vcpu_second", o.prices.vcpu_s},
                {"memory_gb_second", o.prices.memory_gb_s},

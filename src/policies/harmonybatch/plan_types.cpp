@@ -60,6 +60,18 @@ PriceTable PriceTable::named(const std::string& name) {
                               "\" (expected \"paper\" or \"code\")");
 }
 
+PlannerOptions PlannerOptions::reference_code() {
+  PlannerOptions o;
+  o.prices = PriceTable::code();
+  o.fix_merge_ratio = false;
+  o.check_all_slos_on_gpu = false;
+  o.forced_stage1_merge = true;
+  o.knee_class_stage = true;
+  o.cpu_cores_on_grid = false;
+  o.skip_loose_slo_batch = true;
+  return o;
+}
+
 const char* to_string(FunctionType t) {
   return t == FunctionType::kCpu ? "cpu" : "gpu";
 }

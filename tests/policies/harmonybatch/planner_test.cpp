@@ -173,3 +173,34 @@ TEST(HarmonyBatchPlanner, EveryPlanMeetsConstraints8To10) {
 
 }  // namespace
 }  // namespace sim::policy::harmonybatch
+
+namespace sim::policy::harmonybatch {
+namespace {
+
+// MBS+'s Bayesian search evaluates points of the same grids the exhaustive search walks, so
+// it can never find a cheaper plan; with the original's budget (15 points per function type)
+// it finds a dearer one on Table I (seed 1: the 4 GB, b = 15 function, 3.769e-5 against the
+// exhaustive 2 GB, b = 11 at 2.595e-5 with the code's prices).
+TEST(HarmonyBatchPlanner, MbsPlusBayesianSearchIsNeverCheaperThanTheGrid) {
+  const auto m = testing::model("vgg19");
+  for (const auto& prices : {PriceTable::paper(), PriceTable::code()}) {
+    PlannerOptions bo;
+    bo.prices = prices;
+    PlannerOptions grid = bo;
+    grid.mbs_bayesian = false;
+    for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+      bo.mbs_seed = seed;
+      EXPECT_GE(plan_mbs_plus(m, kTableI, bo).cost_per_request,
+                plan_mbs_plus(m, kTableI, grid).cost_per_request * (1 - 1e-12));
+    }
+  }
+  PlannerOptions code;
+  code.prices = PriceTable::code();
+  const Plan p = plan_mbs_plus(m, kTableI, code);
+  ASSERT_EQ(p.groups.size(), 1u);
+  EXPECT_EQ(p.groups[0].function.gpu_gb, 4);
+  EXPECT_EQ(p.groups[0].function.batch, 15);
+}
+
+}  // namespace
+}  // namespace sim::policy::harmonybatch

@@ -12,8 +12,9 @@ namespace sim::policy::harmonybatch {
 
 Plan plan_batch(const PlannerModel& m, std::span<const Application> apps, const PlannerOptions& o);
 
-/// MBS+. The original searches each group with Bayesian optimisation (10 iterations); this
-/// one searches the same grids exhaustively, which can only make MBS+ cheaper.
+/// MBS+. Each group's function is searched, per function type, by Bayesian optimisation with
+/// the original's budget (5 random + 10 guided evaluations; `mbs_bayesian`), or exhaustively
+/// over the same grids (`mbs_bayesian = false`), which can only make MBS+ cheaper.
 Plan plan_mbs_plus(const PlannerModel& m, std::span<const Application> apps,
                    const PlannerOptions& o);
 

@@ -43,6 +43,8 @@ std::string queue_group_name(std::size_t group);
 /// load rho = r/b * L_max) rarely wait, rho + 4 sqrt(rho) + 1, rounded up.
 int instances_for(const Group& g);
 
+/// The planner switches as the planner policy's parameters (prices, fix_merge_ratio, ...).
+nlohmann::json planner_options_to_json(const PlannerOptions& o);
 nlohmann::json plan_to_json(const Plan& plan, const PlannerOptions& o);
 void print_plan_table(const Plan& plan, std::ostream& out);
 

@@ -3,6 +3,7 @@
 /// the model coefficients the planner works with, prices, function configurations, groups and
 /// plans. Units: seconds, requests/s, vCPU cores, GB.
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -71,6 +72,26 @@ struct PlannerOptions {
   /// true: a GPU function must meet every SLO of its group (constraint 10 for all w); false:
   /// only the group's largest SLO is checked (the code's quirk Q2).
   bool check_all_slos_on_gpu = true;
+  /// false: stage 1 merges a run of CPU groups through the cost-checked Merge (the paper's
+  /// Algorithm 1, line 9); true: unconditionally, as the code does (`merge(..., True)`).
+  bool forced_stage1_merge = false;
+  /// true: before the paper's stage 2, a pass that tries only neighbours whose boundary SLOs
+  /// fall in the same knee class (r* < 0.05: always GPU; r* > 39.95: never; else: between),
+  /// as the code does (implementations.md §1.11, "stage 2a"); false: the paper's stage 2 only.
+  bool knee_class_stage = false;
+  /// true: CPU cores from the SLO bound are rounded up to the 0.05-core grid, as Alibaba's
+  /// platform allocates them; false: kept continuous, as the code does (quirk Q4).
+  bool cpu_cores_on_grid = true;
+  /// true: a CPU batch whose SLO bound gives c <= 0 (an SLO looser than alpha + gamma) is
+  /// skipped, as the code does (quirk Q3); false: any core count meets that SLO.
+  bool skip_loose_slo_batch = false;
+  /// MBS+'s per-group search: true = Bayesian optimisation with `mbs_initial_points` random
+  /// and `mbs_iterations` guided evaluations per function type (the original's budget);
+  /// false = exhaustive over the grids (a stronger MBS+ than the paper's).
+  bool mbs_bayesian = true;
+  int mbs_initial_points = 5;
+  int mbs_iterations = 10;
+  std::uint64_t mbs_seed = 1;
   double cpu_min_cores = 0.05;
   double cpu_max_cores = 16.0;
   double cpu_step = 0.05;
@@ -84,6 +105,11 @@ struct PlannerOptions {
   double knee_min_rate = 0.01;
   double knee_max_rate = 40.0;
   double knee_resolution = 0.01;
+
+  /// Every switch set as the public reference code (icloud-ecnu/HarmonyBatch 253269f) runs:
+  /// code prices, ratio 1 + Σ η (Q1), largest SLO only (Q2), forced stage-1 merges, the
+  /// knee-class stage, continuous cores (Q4), loose-SLO batches skipped (Q3).
+  static PlannerOptions reference_code();
 };
 
 enum class FunctionType { kCpu, kGpu };
