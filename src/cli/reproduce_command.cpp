@@ -39,9 +39,27 @@ struct Job {
   const reproduce::RunSpec* spec = nullptr;
   RunOutcome outcome;
   double wall_seconds = 0.0;
+  bool reused = false;
 };
 
-void execute(Job& job, Size size, const fs::path& runs_dir, const scenario::Registry& registry) {
+/// The summary of an earlier, complete run of exactly this resolved scenario in `dir`, if any
+/// (--reuse: a scorecard interrupted or run family by family need not rerun what it has).
+std::optional<nlohmann::json> earlier_summary(const fs::path& dir, const nlohmann::json& resolved) {
+  try {
+    if (!fs::exists(dir / "summary.json") || !fs::exists(dir / "scenario.json")) {
+      return std::nullopt;
+    }
+    if (scenario::read_json_file(dir / "scenario.json") != resolved) return std::nullopt;
+    auto summary = scenario::read_json_file(dir / "summary.json");
+    if (summary.value("partial", true)) return std::nullopt;
+    return summary;
+  } catch (const std::exception&) {
+    return std::nullopt;  // unreadable: run again
+  }
+}
+
+void execute(Job& job, Size size, const fs::path& runs_dir, const scenario::Registry& registry,
+             bool reuse) {
   const auto* variant = job.spec->variant(size);
   if (variant == nullptr) {
     job.outcome.error = "no " + reproduce::to_string(size) + "-size variant";
@@ -57,6 +75,14 @@ void execute(Job& job, Size size, const fs::path& runs_dir, const scenario::Regi
     load.overrides.push_back(
         scenario::parse_override("name=" + nlohmann::json(job.spec->id).dump()));
     const auto loaded = scenario::load_scenario(variant->scenario, registry, load);
+    if (reuse) {
+      if (auto summary = earlier_summary(runs_dir / job.family / job.spec->id, loaded.resolved)) {
+        job.outcome.ok = true;
+        job.outcome.summary = std::move(*summary);
+        job.reused = true;
+        return;
+      }
+    }
     scenario::RunOptions run;
     run.out_dir = runs_dir / job.family;
     fs::create_directories(run.out_dir);
@@ -79,17 +105,20 @@ void execute(Job& job, Size size, const fs::path& runs_dir, const scenario::Regi
 
 /// Runs every job on `threads` threads (each run is independent and single-threaded).
 void run_all(std::vector<Job>& jobs, Size size, const fs::path& runs_dir, unsigned threads,
-             std::ostream& err) {
+             bool reuse, std::ostream& err) {
   const auto registry = builtin_registry();
   std::atomic<std::size_t> next{0};
   std::mutex log;
   auto worker = [&] {
     for (std::size_t i = next++; i < jobs.size(); i = next++) {
       if (interrupt_requested()) return;
-      execute(jobs[i], size, runs_dir, registry);
+      execute(jobs[i], size, runs_dir, registry, reuse);
       const std::lock_guard<std::mutex> lock(log);
       err << fmt::format("[{}/{}] {}/{}: {} ({:.1f} s)\n", i + 1, jobs.size(), jobs[i].family,
-                         jobs[i].spec->id, jobs[i].outcome.ok ? "done" : jobs[i].outcome.error,
+                         jobs[i].spec->id,
+                         jobs[i].reused       ? "reused"
+                         : jobs[i].outcome.ok ? "done"
+                                              : jobs[i].outcome.error,
                          jobs[i].wall_seconds);
     }
   };
@@ -124,26 +153,50 @@ int render_page(const fs::path& page, const fs::path& scorecard, std::ostream& o
   return kExitOk;
 }
 
+/// --merge OUT.json IN.json...: one scorecard of the families of several (of one size).
+int merge_scorecards(const fs::path& target, const std::vector<std::string>& inputs,
+                     std::ostream& out) {
+  reproduce::Scorecard merged;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    auto card = reproduce::scorecard_from_json(nlohmann::json::parse(read_text(inputs[i])));
+    if (i > 0 && card.size != merged.size) {
+      throw std::runtime_error(inputs[i] + ": a " + reproduce::to_string(card.size) +
+                               "-size scorecard, the others are " +
+                               reproduce::to_string(merged.size) + "-size");
+    }
+    merged.size = card.size;
+    for (auto& f : card.families)
+      merged.families.push_back(std::move(f));
+  }
+  metrics::write_json_atomic(target, reproduce::to_json(merged));
+  out << target.string() << ": " << merged.families.size() << " families\n";
+  return kExitOk;
+}
+
 }  // namespace
 
 int reproduce_command(const Args& args, std::ostream& out, std::ostream& err) {
   po::options_description options(
-      "usage: dcsim reproduce FAMILY [--size ci|full] [-j N] [--out DIR] [--suggest]\n"
-      "       dcsim reproduce --page docs/reproduction/README.md SCORECARD.json\n\n"
+      "usage: dcsim reproduce FAMILY [--size ci|full] [-j N] [--out DIR] [--reuse] [--suggest]\n"
+      "       dcsim reproduce --page docs/reproduction/README.md SCORECARD.json\n"
+      "       dcsim reproduce --merge OUT.json SCORECARD.json...\n\n"
       "Runs the scenarios behind every claim of a paper (FAMILY: protean, flashpoint,\n"
       "harmonybatch, infless, queueing, or all), evaluates each claim of\n"
       "data/reproduction/FAMILY.json (the paper's value and where it is given, dcsim's value,\n"
       "the rule, and the verdict: holds, misses, or not comparable with the reason), prints\n"
       "the scorecard and writes DIR/scorecard.json and DIR/scorecard.md (runs under\n"
       "DIR/runs/). Exits 1 when a claim marked \"reproduced\": true does not hold. --page\n"
-      "rewrites the generated section of the reproduction summary from a scorecard.\n\noptions");
+      "rewrites the generated section of the reproduction summary from a scorecard; --merge\n"
+      "joins the families of scorecards run separately.\n\noptions");
   options.add_options()("help,h", "show this help")(
       "size", po::value<std::string>()->default_value("ci"), "ci or full: which run variants")(
       "jobs,j", po::value<unsigned>()->default_value(1), "runs in parallel")(
       "out,o", po::value<std::string>()->default_value("out/reproduce"), "output directory")(
       "claims", po::value<std::string>(), "claim directory (default: DATA_DIR/reproduction)")(
+      "reuse", "reuse complete runs of the same resolved scenario found under DIR/runs/")(
       "suggest", "also list claims that hold but are not marked reproduced")(
       "page", po::value<std::string>(), "regenerate this page's scorecard section")(
+      "merge", po::value<std::string>(), "write one scorecard of the given scorecards")(
       "inputs", po::value<std::vector<std::string>>(), "FAMILY, or SCORECARD.json with --page");
   if (wants_help(args)) {
     out << options << '\n';
@@ -157,6 +210,10 @@ int reproduce_command(const Args& args, std::ostream& out, std::ostream& err) {
   if (vm.count("page") != 0) {
     if (inputs.size() != 1) throw UsageError("--page takes exactly one SCORECARD.json");
     return render_page(vm["page"].as<std::string>(), inputs[0], out);
+  }
+  if (vm.count("merge") != 0) {
+    if (inputs.empty()) throw UsageError("--merge needs at least one SCORECARD.json");
+    return merge_scorecards(vm["merge"].as<std::string>(), inputs, out);
   }
   if (inputs.size() != 1) throw UsageError("expected one FAMILY");
   std::vector<std::string> families;
@@ -195,7 +252,7 @@ int reproduce_command(const Args& args, std::ostream& out, std::ostream& err) {
   }
   fs::create_directories(out_dir);
   const auto start = std::chrono::steady_clock::now();
-  run_all(jobs, size, out_dir / "runs", vm["jobs"].as<unsigned>(), err);
+  run_all(jobs, size, out_dir / "runs", vm["jobs"].as<unsigned>(), vm.count("reuse") != 0, err);
   if (interrupt_requested()) return kExitInterrupted;
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
