@@ -40,7 +40,9 @@ TEST(Claims, ShippedClaimFilesLoad) {
     for (const auto& run : file.runs) {
       // Every scenario a run names exists (paths are relative to the claim file).
       for (const auto* v : {run.variant(Size::kCi), run.variant(Size::kFull)}) {
-        if (v != nullptr) EXPECT_TRUE(std::filesystem::exists(v->scenario)) << v->scenario;
+        if (v != nullptr) {
+          EXPECT_TRUE(std::filesystem::exists(v->scenario)) << v->scenario;
+        }
       }
     }
   }

@@ -18,6 +18,14 @@ RunOutcome ok(json summary) {
   return RunOutcome{true, std::move(summary), ""};
 }
 
+Rule rule(RuleKind kind, double tolerance = 0.0, std::optional<double> bound = std::nullopt) {
+  Rule r;
+  r.kind = kind;
+  r.tolerance = tolerance;
+  r.bound = bound;
+  return r;
+}
+
 Claim make_claim(MetricKind kind, std::vector<Term> terms, Rule rule,
                  std::optional<double> paper = std::nullopt) {
   Claim c;
@@ -39,13 +47,13 @@ const std::map<std::string, RunOutcome> kRuns = {
 TEST(Evaluate, ValueWithinAnAbsoluteTolerance) {
   // 0.9 vs paper 0.94: |0.9 - 0.94| = 0.04 <= 0.05 holds; <= 0.03 misses.
   const auto holds = evaluate_claim(
-      make_claim(MetricKind::kValue, {{"a", "slo.compliance"}}, Rule{RuleKind::kAbs, 0.05}, 0.94),
+      make_claim(MetricKind::kValue, {{"a", "slo.compliance"}}, rule(RuleKind::kAbs, 0.05), 0.94),
       kRuns);
   EXPECT_EQ(holds.verdict, Verdict::kHolds);
   ASSERT_EQ(holds.values.size(), 1U);
   EXPECT_DOUBLE_EQ(holds.values[0], 0.9);
   const auto misses = evaluate_claim(
-      make_claim(MetricKind::kValue, {{"a", "slo.compliance"}}, Rule{RuleKind::kAbs, 0.03}, 0.94),
+      make_claim(MetricKind::kValue, {{"a", "slo.compliance"}}, rule(RuleKind::kAbs, 0.03), 0.94),
       kRuns);
   EXPECT_EQ(misses.verdict, Verdict::kMisses);
 }
@@ -54,21 +62,21 @@ TEST(Evaluate, RatioReductionAndPercentagePoints) {
   // ratio a/b = 1/4 = 0.25, within 10% of 0.24 (0.024) holds: |0.25-0.24| = 0.01.
   const auto ratio = evaluate_claim(
       make_claim(MetricKind::kRatio, {{"a", "latency_s.mean"}, {"b", "latency_s.mean"}},
-                 Rule{RuleKind::kRel, 0.1}, 0.24),
+                 rule(RuleKind::kRel, 0.1), 0.24),
       kRuns);
   EXPECT_DOUBLE_EQ(ratio.values[0], 0.25);
   EXPECT_EQ(ratio.verdict, Verdict::kHolds);
   // reduction of a against b = 100 * (1 - 1/4) = 75 (percent).
   const auto reduction = evaluate_claim(
       make_claim(MetricKind::kReduction, {{"a", "latency_s.mean"}, {"b", "latency_s.mean"}},
-                 Rule{RuleKind::kAtLeast, 0.0, 80.0}),
+                 rule(RuleKind::kAtLeast, 0.0, 80.0)),
       kRuns);
   EXPECT_DOUBLE_EQ(reduction.values[0], 75.0);
   EXPECT_EQ(reduction.verdict, Verdict::kMisses);  // 75 < 80
   // difference in points: 100 * (0.9 - 0.8) = 10 > 0.
   const auto pp = evaluate_claim(
       make_claim(MetricKind::kDifferencePp, {{"a", "slo.compliance"}, {"b", "slo.compliance"}},
-                 Rule{RuleKind::kSign}),
+                 rule(RuleKind::kSign)),
       kRuns);
   EXPECT_NEAR(pp.values[0], 10.0, 1e-12);
   EXPECT_EQ(pp.verdict, Verdict::kHolds);
@@ -76,7 +84,7 @@ TEST(Evaluate, RatioReductionAndPercentagePoints) {
 
 TEST(Evaluate, Ordering) {
   // means: b 4 > c 2 > a 1 is strictly descending; a, c, b is not.
-  Rule descending{RuleKind::kOrdering};
+  const Rule descending = rule(RuleKind::kOrdering);
   const auto holds = evaluate_claim(
       make_claim(MetricKind::kOrdering,
                  {{"b", "latency_s.mean"}, {"c", "latency_s.mean"}, {"a", "latency_s.mean"}},
@@ -90,7 +98,7 @@ TEST(Evaluate, Ordering) {
                  descending),
       kRuns);
   EXPECT_EQ(misses.verdict, Verdict::kMisses);
-  Rule ascending{RuleKind::kOrdering};
+  Rule ascending = rule(RuleKind::kOrdering);
   ascending.descending = false;
   EXPECT_EQ(
       evaluate_claim(make_claim(MetricKind::kOrdering,
@@ -101,7 +109,7 @@ TEST(Evaluate, Ordering) {
 }
 
 TEST(Evaluate, NotComparableWithTheReason) {
-  const Rule any{RuleKind::kSign};
+  const Rule any = rule(RuleKind::kSign);
   const auto failed =
       evaluate_claim(make_claim(MetricKind::kValue, {{"failed", "slo.compliance"}}, any), kRuns);
   EXPECT_EQ(failed.verdict, Verdict::kNotComparable);
@@ -122,11 +130,11 @@ TEST(Evaluate, NotComparableWithTheReason) {
 
 TEST(Scorecard, RatchetAndSuggestionsAndJsonRoundTrip) {
   auto marked =
-      make_claim(MetricKind::kValue, {{"a", "slo.compliance"}}, Rule{RuleKind::kAbs, 0.01}, 0.5);
+      make_claim(MetricKind::kValue, {{"a", "slo.compliance"}}, rule(RuleKind::kAbs, 0.01), 0.5);
   marked.id = "marked-but-misses";
   marked.reproduced = true;
   auto unmarked =
-      make_claim(MetricKind::kValue, {{"a", "slo.compliance"}}, Rule{RuleKind::kAbs, 0.01}, 0.9);
+      make_claim(MetricKind::kValue, {{"a", "slo.compliance"}}, rule(RuleKind::kAbs, 0.01), 0.9);
   unmarked.id = "holds-unmarked";
   Scorecard card;
   card.families.push_back(
