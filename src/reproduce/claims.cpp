@@ -236,6 +236,14 @@ Claim read_claim(const json& c, const std::string& at, const ClaimFile& file,
   if (claim.reproduced && !claim.not_comparable.empty()) {
     diag.error(at + "/reproduced", "expected false for a claim marked not_comparable, found true");
   }
+  // The ratchet runs at CI size: a claim it guards needs every run at that size.
+  for (const auto& t : claim.terms) {
+    const auto* run = file.find_run(t.run);
+    if (claim.reproduced && run != nullptr && !run->ci) {
+      diag.error(at + "/reproduced", "expected false: run \"" + t.run +
+                                         "\" has no CI-sized variant, so CI cannot check it");
+    }
+  }
   return claim;
 }
 
