@@ -142,13 +142,19 @@ ClaimResult evaluate_claim(const Claim& claim, const std::map<std::string, RunOu
   }
   for (const auto& t : claim.terms) {
     const auto v = term_value(t, runs, r.reason);
-    if (!v) return r;
+    if (!v) {
+      r.values.clear();  // a partial set of terms means nothing
+      return r;
+    }
     r.values.push_back(*v);
   }
   double value = 0.0;
   if (claim.kind != MetricKind::kOrdering) {
     const auto v = combine(claim.kind, r.values, r.reason);
-    if (!v) return r;
+    if (!v) {
+      r.values.clear();
+      return r;
+    }
     value = *v;
     r.values = {value};
   }
@@ -159,6 +165,7 @@ ClaimResult evaluate_claim(const Claim& claim, const std::map<std::string, RunOu
 }
 
 std::string describe_rule(const Claim& c) {
+  if (!c.not_comparable.empty()) return "-";  // never evaluated
   const Rule& r = c.rule;
   switch (r.kind) {
     case RuleKind::kAbs:

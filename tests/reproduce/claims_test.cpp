@@ -53,7 +53,7 @@ TEST(Claims, ReadsRunsTermsAndRules) {
   const auto path = dir.write("claims.json", file_with_claim(R"({
       "id": "x", "statement": "s", "paper": {"where": "Fig. 1", "text": "75%", "value": 75},
       "metric": {"kind": "reduction", "of": ["a:latency_s.mean", "b:latency_s.mean"]},
-      "rule": {"kind": "abs", "tolerance": 5}, "reproduced": true})"));
+      "rule": {"kind": "abs", "tolerance": 5}})"));
   const auto f = load_claim_file(path);
   ASSERT_EQ(f.runs.size(), 2U);
   EXPECT_EQ(f.runs[0].ci->scenario, dir.path() / "a.json");
@@ -69,7 +69,16 @@ TEST(Claims, ReadsRunsTermsAndRules) {
   EXPECT_EQ(c.rule.kind, RuleKind::kAbs);
   EXPECT_DOUBLE_EQ(c.rule.tolerance, 5.0);
   EXPECT_EQ(c.paper_value, 75.0);
-  EXPECT_TRUE(c.reproduced);
+  EXPECT_FALSE(c.reproduced);
+}
+
+TEST(Claims, RejectsARatchetOnARunWithoutACiVariant) {
+  // Run b has only a full-size variant: CI could never check the claim.
+  const TempDir dir("claims-ratchet");
+  const auto message = load_error(dir, file_with_claim(R"({
+      "id": "x", "statement": "s", "paper": {"where": "w", "text": "t", "value": 1},
+      "metric": {"of": ["b:x"]}, "rule": {"kind": "abs"}, "reproduced": true})"));
+  EXPECT_NE(message.find("/claims/0/reproduced"), std::string::npos) << message;
 }
 
 TEST(Claims, RejectsAnUnknownRunNamingThePath) {

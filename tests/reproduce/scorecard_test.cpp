@@ -113,9 +113,17 @@ TEST(Evaluate, NotComparableWithTheReason) {
   const auto failed =
       evaluate_claim(make_claim(MetricKind::kValue, {{"failed", "slo.compliance"}}, any), kRuns);
   EXPECT_EQ(failed.verdict, Verdict::kNotComparable);
+  // The second term fails: the first's value is not reported as the claim's.
+  const auto half = evaluate_claim(
+      make_claim(MetricKind::kRatio, {{"a", "latency_s.mean"}, {"failed", "latency_s.mean"}},
+                 rule(RuleKind::kSign)),
+      kRuns);
+  EXPECT_EQ(half.verdict, Verdict::kNotComparable);
+  EXPECT_TRUE(half.values.empty());
   EXPECT_NE(failed.reason.find("boom"), std::string::npos);
   const auto missing =
       evaluate_claim(make_claim(MetricKind::kValue, {{"a", "no.such"}}, any), kRuns);
+  EXPECT_TRUE(missing.values.empty());
   EXPECT_EQ(missing.verdict, Verdict::kNotComparable);
   EXPECT_NE(missing.reason.find("no.such"), std::string::npos);
   const auto null_value =
