@@ -38,6 +38,7 @@ int plan_command(const Args& args, std::ostream& out, std::ostream& err);
 int calibrate_command(const Args& args, std::ostream& out, std::ostream& err);
 int check_command(const Args& args, std::ostream& out, std::ostream& err);
 int sweep_command(const Args& args, std::ostream& out, std::ostream& err);
+int reproduce_command(const Args& args, std::ostream& out, std::ostream& err);
 
 /// The generated scenario reference, as written to docs/scenario-reference.md.
 std::string scenario_reference(const scenario::Registry& registry);

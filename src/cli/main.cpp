@@ -31,6 +31,7 @@ const std::map<std::string, Command>& commands() {
       {"calibrate", {calibrate_command, "match an autoscaler threshold to a resource budget"}},
       {"check", {check_command, "compare a run's summary with golden metrics"}},
       {"sweep", {sweep_command, "run an experiment grid (local threads or MPI)"}},
+      {"reproduce", {reproduce_command, "check every paper claim (the reproduction scorecard)"}},
   };
   return table;
 }

@@ -1,0 +1,361 @@
+// Claim files: the schema (declared once), loading and the cross-checks the schema cannot
+// express (run references, the arity of metric expressions, rules that need a paper value).
+
+#include "sim/reproduce/claims.hpp"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <set>
+
+#include "sim/config/diagnostics.hpp"
+
+namespace sim::reproduce {
+
+namespace fs = std::filesystem;
+using config::ParamType;
+using nlohmann::json;
+
+namespace {
+
+/// An object parameter without the "all defaults" default of Schema::object: these objects have
+/// required keys, so their absence is an error of the parent.
+config::Param& required_object(config::Schema& s, std::string name,
+                               std::shared_ptr<const config::Schema> nested) {
+  auto& p = s.object(std::move(name), std::move(nested));
+  p.default_value.reset();
+  return p;
+}
+
+std::shared_ptr<const config::Schema> variant_schema() {
+  auto s = std::make_shared<config::Schema>("reproduction/run/variant",
+                                            "One size of a run: a scenario and its overrides.");
+  s->add("scenario", ParamType::kString).doc("scenario file, relative to the claim file");
+  s->list_of("set", ParamType::kString)
+      .def(json::array())
+      .doc("--set overrides (KEY=VALUE), applied after output.requests=none");
+  return s;
+}
+
+std::shared_ptr<const config::Schema> run_schema() {
+  auto s = std::make_shared<config::Schema>("reproduction/run", "A run some claims need.");
+  s->add("id", ParamType::kString).doc("name the claims' terms use (\"RUN:metric.path\")");
+  required_object(*s, "ci", variant_schema())
+      .optional()
+      .doc("the CI-sized variant; absent: claims on this run are not comparable at CI size");
+  required_object(*s, "full", variant_schema())
+      .optional()
+      .doc("the full-size variant; absent: claims on this run are not comparable at full size");
+  return s;
+}
+
+std::shared_ptr<const config::Schema> paper_schema() {
+  auto s = std::make_shared<config::Schema>("reproduction/claim/paper",
+                                            "What the paper says and where.");
+  s->add("where", ParamType::kString).doc("table, figure or section (\"Table 4\", \"§8.4\")");
+  s->add("text", ParamType::kString).doc("the paper's number as printed (\"94.19%\")");
+  s->add("value", ParamType::kNumber)
+      .optional()
+      .doc("the paper's number in the unit of the metric expression (fractions for compliance)");
+  return s;
+}
+
+std::shared_ptr<const config::Schema> metric_schema() {
+  auto s = std::make_shared<config::Schema>(
+      "reproduction/claim/metric", "The expression over run summaries that dcsim measures.");
+  s->add("kind", ParamType::kChoice)
+      .one_of({"value", "ratio", "difference_pp", "reduction", "ordering"})
+      .def("value")
+      .doc(
+          "value: of[0]; ratio: of[0]/of[1]; difference_pp: 100*(of[0]-of[1]); reduction: "
+          "100*(1-of[0]/of[1]); ordering: every term, in order");
+  s->list_of("of", ParamType::kString)
+      .def(json::array())
+      .doc("terms \"RUN:METRIC\", METRIC a dotted path into the run's summary.json");
+  return s;
+}
+
+std::shared_ptr<const config::Schema> rule_schema() {
+  auto s = std::make_shared<config::Schema>("reproduction/claim/rule", "The acceptance rule.");
+  s->add("kind", ParamType::kChoice)
+      .one_of({"abs", "rel", "at_least", "at_most", "ordering", "sign"})
+      .doc(
+          "abs: |v-paper|<=tolerance; rel: |v-paper|<=tolerance*|paper|; at_least/at_most: "
+          "v>=bound / v<=bound; ordering: terms strictly ordered; sign: v>0 or v<0");
+  s->add("tolerance", ParamType::kNumber).def(0.0).at_least(0).doc("for abs and rel");
+  s->add("bound", ParamType::kNumber)
+      .optional()
+      .doc("for at_least and at_most; absent: the paper's value");
+  s->add("order", ParamType::kChoice)
+      .one_of({"descending", "ascending"})
+      .def("descending")
+      .doc("for ordering: descending means of[0] > of[1] > ...");
+  s->add("sign", ParamType::kChoice).one_of({"positive", "negative"}).def("positive");
+  return s;
+}
+
+std::shared_ptr<const config::Schema> claim_schema() {
+  auto s = std::make_shared<config::Schema>("reproduction/claim", "One quantitative claim.");
+  s->add("id", ParamType::kString).doc("unique id, \"<family>.<figure>.<what>\"");
+  s->add("statement", ParamType::kString).doc("the claim in words");
+  required_object(*s, "paper", paper_schema()).doc("what the paper says and where");
+  required_object(*s, "metric", metric_schema()).doc("what dcsim measures");
+  required_object(*s, "rule", rule_schema()).doc("when dcsim's value holds the claim");
+  s->add("reproduced", ParamType::kBool)
+      .def(false)
+      .doc("true: the claim holds at CI size and CI fails when it stops holding (the ratchet)");
+  s->add("not_comparable", ParamType::kString)
+      .def("")
+      .doc("non-empty: why dcsim cannot measure this claim (it is reported, never evaluated)");
+  s->add("note", ParamType::kString).def("").doc("why the claim misses, or how it is measured");
+  return s;
+}
+
+json read_document(const fs::path& file, config::Diagnostics& diag) {
+  std::ifstream in(file);
+  if (!in) {
+    diag.error("", "cannot open the claim file");
+    diag.throw_if_errors();
+  }
+  try {
+    return json::parse(in);
+  } catch (const json::parse_error& e) {
+    diag.error(fmt::format("byte {}", e.byte), std::string("expected JSON: ") + e.what());
+    diag.throw_if_errors();
+  }
+  return {};
+}
+
+RunVariant read_variant(const json& v, const fs::path& base) {
+  RunVariant r;
+  r.scenario = (base / v.at("scenario").get<std::string>()).lexically_normal();
+  r.overrides = v.at("set").get<std::vector<std::string>>();
+  return r;
+}
+
+MetricKind metric_kind(const std::string& s) {
+  if (s == "ratio") return MetricKind::kRatio;
+  if (s == "difference_pp") return MetricKind::kDifferencePp;
+  if (s == "reduction") return MetricKind::kReduction;
+  if (s == "ordering") return MetricKind::kOrdering;
+  return MetricKind::kValue;
+}
+
+RuleKind rule_kind(const std::string& s) {
+  if (s == "rel") return RuleKind::kRel;
+  if (s == "at_least") return RuleKind::kAtLeast;
+  if (s == "at_most") return RuleKind::kAtMost;
+  if (s == "ordering") return RuleKind::kOrdering;
+  if (s == "sign") return RuleKind::kSign;
+  return RuleKind::kAbs;
+}
+
+std::size_t arity(MetricKind k) {
+  switch (k) {
+    case MetricKind::kValue:
+      return 1;
+    case MetricKind::kRatio:
+    case MetricKind::kDifferencePp:
+    case MetricKind::kReduction:
+      return 2;
+    case MetricKind::kOrdering:
+      return 0;  // two or more
+  }
+  return 1;
+}
+
+Claim read_claim(const json& c, const std::string& at, const ClaimFile& file,
+                 config::Diagnostics& diag) {
+  Claim claim;
+  claim.id = c.at("id").get<std::string>();
+  claim.statement = c.at("statement").get<std::string>();
+  const auto& paper = c.at("paper");
+  claim.where = paper.at("where").get<std::string>();
+  claim.paper_text = paper.at("text").get<std::string>();
+  if (paper.contains("value") && paper.at("value").is_number()) {
+    claim.paper_value = paper.at("value").get<double>();
+  }
+  const auto& metric = c.at("metric");
+  claim.kind = metric_kind(metric.at("kind").get<std::string>());
+  const auto terms = metric.at("of").get<std::vector<std::string>>();
+  for (std::size_t i = 0; i < terms.size(); ++i) {
+    const auto colon = terms[i].find(':');
+    const std::string where = fmt::format("{}/metric/of/{}", at, i);
+    if (colon == std::string::npos || colon == 0 || colon + 1 == terms[i].size()) {
+      diag.error(where, fmt::format("expected \"RUN:METRIC\", found \"{}\"", terms[i]));
+      continue;
+    }
+    Term t{terms[i].substr(0, colon), terms[i].substr(colon + 1)};
+    if (file.find_run(t.run) == nullptr) {
+      std::vector<std::string> ids;
+      for (const auto& r : file.runs)
+        ids.push_back(r.id);
+      diag.error(where, fmt::format("expected the id of a run of this file, found \"{}\"", t.run),
+                 config::nearest(t.run, ids));
+    }
+    claim.terms.push_back(std::move(t));
+  }
+  claim.not_comparable = c.at("not_comparable").get<std::string>();
+  const bool measured = claim.not_comparable.empty();
+  const std::size_t need = arity(claim.kind);
+  if (!measured) {
+    // Reported, never evaluated: no terms needed.
+  } else if (need != 0 && terms.size() != need) {
+    diag.error(at + "/metric/of", fmt::format("expected {} term(s) for kind \"{}\", found {}", need,
+                                              to_string(claim.kind), terms.size()));
+  } else if (need == 0 && terms.size() < 2) {
+    diag.error(at + "/metric/of",
+               fmt::format("expected at least 2 terms for an ordering, found {}", terms.size()));
+  }
+  const auto& rule = c.at("rule");
+  claim.rule.kind = rule_kind(rule.at("kind").get<std::string>());
+  claim.rule.tolerance = rule.at("tolerance").get<double>();
+  if (rule.contains("bound") && rule.at("bound").is_number()) {
+    claim.rule.bound = rule.at("bound").get<double>();
+  }
+  claim.rule.descending = rule.at("order").get<std::string>() == "descending";
+  claim.rule.positive = rule.at("sign").get<std::string>() == "positive";
+  const bool ordering_metric = claim.kind == MetricKind::kOrdering;
+  const bool ordering_rule = claim.rule.kind == RuleKind::kOrdering;
+  if (ordering_metric != ordering_rule) {
+    diag.error(at + "/rule/kind",
+               "expected rule \"ordering\" exactly when the metric kind is \"ordering\", found "
+               "metric \"" +
+                   to_string(claim.kind) + "\" with rule \"" + to_string(claim.rule.kind) + "\"");
+  }
+  const bool needs_paper =
+      claim.rule.kind == RuleKind::kAbs || claim.rule.kind == RuleKind::kRel ||
+      ((claim.rule.kind == RuleKind::kAtLeast || claim.rule.kind == RuleKind::kAtMost) &&
+       !claim.rule.bound);
+  if (measured && needs_paper && !claim.paper_value) {
+    diag.error(at + "/paper/value", "expected a number (rule \"" + to_string(claim.rule.kind) +
+                                        "\" compares with the paper's value), found none");
+  }
+  claim.reproduced = c.at("reproduced").get<bool>();
+  claim.note = c.at("note").get<std::string>();
+  if (claim.reproduced && !claim.not_comparable.empty()) {
+    diag.error(at + "/reproduced", "expected false for a claim marked not_comparable, found true");
+  }
+  // The ratchet runs at CI size: a claim it guards needs every run at that size.
+  for (const auto& t : claim.terms) {
+    const auto* run = file.find_run(t.run);
+    if (claim.reproduced && run != nullptr && !run->ci) {
+      diag.error(at + "/reproduced", "expected false: run \"" + t.run +
+                                         "\" has no CI-sized variant, so CI cannot check it");
+    }
+  }
+  return claim;
+}
+
+}  // namespace
+
+const RunSpec* ClaimFile::find_run(const std::string& id) const {
+  for (const auto& r : runs) {
+    if (r.id == id) return &r;
+  }
+  return nullptr;
+}
+
+std::shared_ptr<const config::Schema> claim_file_schema() {
+  static const auto schema = [] {
+    auto s = std::make_shared<config::Schema>(
+        "reproduction", "A paper's quantitative claims as checked targets (dcsim reproduce).");
+    s->add("family", ParamType::kChoice)
+        .one_of({"protean", "flashpoint", "harmonybatch", "infless", "queueing"})
+        .doc("the family the claims belong to");
+    s->add("paper", ParamType::kString).doc("the paper, as cited on its reproduction page");
+    s->add("page", ParamType::kString).def("").doc("its page under docs/reproduction/");
+    s->list_of("runs", run_schema()).doc("the runs the claims need");
+    s->list_of("claims", claim_schema()).doc("the claims, in the paper's order");
+    return std::shared_ptr<const config::Schema>(std::move(s));
+  }();
+  return schema;
+}
+
+ClaimFile load_claim_file(const fs::path& file) {
+  config::Diagnostics diag(file.string());
+  const json doc = read_document(file, diag);
+  if (!doc.is_object()) {
+    diag.error("", std::string("expected an object, found ") + doc.type_name());
+    diag.throw_if_errors();
+  }
+  const json resolved = claim_file_schema()->resolve(doc, "", diag);
+  diag.throw_if_errors();
+
+  ClaimFile out;
+  out.file = file;
+  out.family = resolved.at("family").get<std::string>();
+  out.paper = resolved.at("paper").get<std::string>();
+  out.page = resolved.at("page").get<std::string>();
+  const fs::path base = file.parent_path();
+  std::set<std::string> ids;
+  const auto& runs = resolved.at("runs");
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    RunSpec r;
+    r.id = runs[i].at("id").get<std::string>();
+    if (!ids.insert(r.id).second) {
+      diag.error(fmt::format("/runs/{}/id", i),
+                 "expected a unique run id, found \"" + r.id + "\" a second time");
+    }
+    if (runs[i].contains("ci")) r.ci = read_variant(runs[i].at("ci"), base);
+    if (runs[i].contains("full")) r.full = read_variant(runs[i].at("full"), base);
+    if (!r.ci && !r.full) {
+      diag.error(fmt::format("/runs/{}", i),
+                 "expected \"ci\" or \"full\" (or both), found neither");
+    }
+    out.runs.push_back(std::move(r));
+  }
+  std::set<std::string> claim_ids;
+  const auto& claims = resolved.at("claims");
+  for (std::size_t i = 0; i < claims.size(); ++i) {
+    const std::string at = fmt::format("/claims/{}", i);
+    auto claim = read_claim(claims[i], at, out, diag);
+    if (!claim_ids.insert(claim.id).second) {
+      diag.error(at + "/id",
+                 "expected a unique claim id, found \"" + claim.id + "\" a second time");
+    }
+    out.claims.push_back(std::move(claim));
+  }
+  diag.throw_if_errors();
+  return out;
+}
+
+std::string to_string(MetricKind kind) {
+  switch (kind) {
+    case MetricKind::kValue:
+      return "value";
+    case MetricKind::kRatio:
+      return "ratio";
+    case MetricKind::kDifferencePp:
+      return "difference_pp";
+    case MetricKind::kReduction:
+      return "reduction";
+    case MetricKind::kOrdering:
+      return "ordering";
+  }
+  return "value";
+}
+
+std::string to_string(RuleKind kind) {
+  switch (kind) {
+    case RuleKind::kAbs:
+      return "abs";
+    case RuleKind::kRel:
+      return "rel";
+    case RuleKind::kAtLeast:
+      return "at_least";
+    case RuleKind::kAtMost:
+      return "at_most";
+    case RuleKind::kOrdering:
+      return "ordering";
+    case RuleKind::kSign:
+      return "sign";
+  }
+  return "abs";
+}
+
+std::string to_string(Size size) {
+  return size == Size::kCi ? "ci" : "full";
+}
+
+}  // namespace sim::reproduce
