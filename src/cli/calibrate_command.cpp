@@ -17,6 +17,7 @@
 #include "commands.hpp"
 #include "environment.hpp"
 #include "options.hpp"
+#include "sim/config/json_text.hpp"
 #include "sim/policy/flashpoint/autoscalers.hpp"
 #include "sim/scenario/run.hpp"
 #include "sim/scenario/scenario_loader.hpp"
@@ -50,13 +51,7 @@ double mean_latency(const nlohmann::json& summary, const std::string& file) {
 }
 
 nlohmann::json read_summary(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error(path + ": cannot open the summary to match");
-  try {
-    return nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    throw std::runtime_error(path + ": not a JSON summary: " + e.what());
-  }
+  return config::read_json_document(path);
 }
 
 }  // namespace

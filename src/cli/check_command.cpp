@@ -12,6 +12,7 @@
 #include "commands.hpp"
 #include "environment.hpp"
 #include "options.hpp"
+#include "sim/config/diagnostics.hpp"
 #include "sim/metrics/atomic_file.hpp"
 #include "sim/scenario/golden.hpp"
 #include "sim/scenario/overrides.hpp"
@@ -69,7 +70,15 @@ nlohmann::json run_golden_scenario(const scenario::GoldenFile& golden, const fs:
 
 nlohmann::json read_summary(const fs::path& run_dir) {
   const auto path = run_dir / "summary.json";
-  return scenario::read_json_file(path);
+  auto summary = scenario::read_json_file(path);
+  // An interrupted run's metrics cover only part of the run: passing them would hide the stop.
+  if (summary.is_object() && summary.value("partial", false)) {
+    throw config::ConfigError({config::Problem{
+        path.string(), "/partial",
+        "the run was interrupted (\"partial\": true); a golden check needs a complete run",
+        {}}});
+  }
+  return summary;
 }
 
 }  // namespace

@@ -46,9 +46,10 @@ std::string scenario_reference(const scenario::Registry& registry);
 /// The model catalog from data_dir()/models.
 gpu::ModelCatalog load_catalog();
 
-/// Installs the SIGINT handler; interrupt_requested() then reports a Ctrl-C.
+/// Installs the handler of SIGINT, SIGTERM and SIGHUP; interrupt_requested() then reports
+/// the first of them, and further ones are ignored so that the write-out completes.
 void install_interrupt_handler();
-/// True once Ctrl-C was pressed; polled by long-running commands.
+/// True once a stop signal arrived; polled by long-running commands.
 bool interrupt_requested();
 
 }  // namespace sim::cli

@@ -14,11 +14,14 @@ namespace {
 struct Command {
   int (*fn)(const Args&, std::ostream&, std::ostream&);
   const char* summary;
+  /// The command checks interrupt_requested() and writes partial results when stopped; the
+  /// others keep the default action of SIGINT and SIGTERM (they end at once).
+  bool stops_on_signal = false;
 };
 
 const std::map<std::string, Command>& commands() {
   static const std::map<std::string, Command> table = {
-      {"run", {run_command, "run a scenario and write its results"}},
+      {"run", {run_command, "run a scenario and write its results", true}},
       {"validate", {validate_command, "check a scenario without running it"}},
       {"list", {list_command, "list registered components, presets and models"}},
       {"describe", {describe_command, "show the parameters of a component"}},
@@ -28,9 +31,10 @@ const std::map<std::string, Command>& commands() {
       {"fit", {fit_command, "fit profile coefficients from measurements"}},
       {"flows", {flows_command, "replay flows on a topology with the network model"}},
       {"plan", {plan_command, "offline plan of a planning policy (HarmonyBatch)"}},
-      {"calibrate", {calibrate_command, "match an autoscaler threshold to a resource budget"}},
-      {"check", {check_command, "compare a run's summary with golden metrics"}},
-      {"sweep", {sweep_command, "run an experiment grid (local threads or MPI)"}},
+      {"calibrate",
+       {calibrate_command, "match an autoscaler threshold to a resource budget", true}},
+      {"check", {check_command, "compare a run's summary with golden metrics", true}},
+      {"sweep", {sweep_command, "run an experiment grid (local threads or MPI)", true}},
       {"reproduce", {reproduce_command, "check every paper claim (the reproduction scorecard)"}},
   };
   return table;
@@ -63,9 +67,17 @@ int main(int argc, char** argv) {
     std::cerr << "dcsim: unknown command \"" << all[0] << "\"; see dcsim --help\n";
     return kExitUsage;
   }
-  install_interrupt_handler();
+  if (it->second.stops_on_signal) install_interrupt_handler();
   try {
-    return it->second.fn(Args(all.begin() + 1, all.end()), std::cout, std::cerr);
+    const int code = it->second.fn(Args(all.begin() + 1, all.end()), std::cout, std::cerr);
+    // Output redirected to a full disk or a closed pipe must not end in success with a
+    // truncated result.
+    std::cout.flush();
+    if (!std::cout) {
+      std::cerr << "dcsim " << all[0] << ": error: writing to standard output failed\n";
+      return kExitFailure;
+    }
+    return code;
   } catch (const UsageError& e) {
     std::cerr << "dcsim " << all[0] << ": " << e.what() << "\nsee: dcsim " << all[0] << " --help\n";
     return kExitUsage;

@@ -9,6 +9,7 @@
 
 #include "commands.hpp"
 #include "options.hpp"
+#include "sim/config/json_text.hpp"
 #include "sim/policy/harmonybatch/baselines.hpp"
 #include "sim/policy/harmonybatch/plan_io.hpp"
 
@@ -21,13 +22,7 @@ using nlohmann::json;
 namespace {
 
 json read_json_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::invalid_argument(path + ": cannot open");
-  try {
-    return json::parse(in);
-  } catch (const json::parse_error& e) {
-    throw std::invalid_argument(path + ": not valid JSON: " + e.what());
-  }
+  return config::read_json_document(path);
 }
 
 void write_text(const std::string& path, const std::string& text, std::ostream& out) {

@@ -3,6 +3,7 @@
 // no longer holds (the CI ratchet).
 
 #include <fmt/format.h>
+#include "sim/config/json_text.hpp"
 
 #include <atomic>
 #include <boost/program_options.hpp>
@@ -145,7 +146,7 @@ void write_text(const fs::path& path, const std::string& text) {
 
 /// --page PAGE SCORECARD.json: regenerates the page's scorecard section.
 int render_page(const fs::path& page, const fs::path& scorecard, std::ostream& out) {
-  const auto card = reproduce::scorecard_from_json(nlohmann::json::parse(read_text(scorecard)));
+  const auto card = reproduce::scorecard_from_json(config::read_json_document(scorecard.string()));
   const auto text = read_text(page);
   const auto updated = reproduce::replace_page_section(text, reproduce::page_section(card));
   if (updated != text) write_text(page, updated);
@@ -158,7 +159,7 @@ int merge_scorecards(const fs::path& target, const std::vector<std::string>& inp
                      std::ostream& out) {
   reproduce::Scorecard merged;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
-    auto card = reproduce::scorecard_from_json(nlohmann::json::parse(read_text(inputs[i])));
+    auto card = reproduce::scorecard_from_json(config::read_json_document(inputs[i]));
     if (i > 0 && card.size != merged.size) {
       throw std::runtime_error(inputs[i] + ": a " + reproduce::to_string(card.size) +
                                "-size scorecard, the others are " +

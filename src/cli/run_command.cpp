@@ -45,8 +45,8 @@ scenario::LoadOptions load_options(const po::variables_map& vm) {
   }
   // Dedicated options are overrides of their keys, type-checked by the same schema.
   if (vm.count("seed") != 0) {
-    o.overrides.push_back(
-        scenario::parse_override("seed=" + std::to_string(vm["seed"].as<std::uint64_t>())));
+    // Checked by the schema like any other value: program_options would wrap "-1" to 2^64-1.
+    o.overrides.push_back(scenario::parse_override("seed=" + vm["seed"].as<std::string>()));
   }
   if (vm.count("until") != 0) {
     o.overrides.push_back(scenario::parse_override("duration=" + vm["until"].as<std::string>()));
@@ -69,7 +69,7 @@ po::options_description common_options(const char* title) {
       "set", po::value<std::vector<std::string>>()->composing(),
       "override a scenario value: KEY.PATH=VALUE, e.g. --set workload.0.rate=80/s "
       "(repeatable; VALUE is JSON if it parses as JSON, else a string)")(
-      "seed", po::value<std::uint64_t>(), "master seed (overrides the scenario's \"seed\")")(
+      "seed", po::value<std::string>(), "master seed (overrides the scenario's \"seed\")")(
       "until", po::value<std::string>(),
       "simulated time to run, with a unit, e.g. 3600s (overrides \"duration\")")(
       "name", po::value<std::string>(), "run name (overrides \"name\"; names the output folder)")(

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "json_reader.hpp"
+#include "sim/config/json_text.hpp"
 
 namespace sim::gpu {
 
@@ -21,11 +22,7 @@ namespace {
 constexpr double kShareTolerance = 1e-6;
 
 Json parse(const std::string& file, std::string_view text) {
-  try {
-    return Json::parse(text.begin(), text.end());
-  } catch (const nlohmann::json::parse_error& e) {
-    throw std::runtime_error(file + ": invalid JSON: " + e.what());
-  }
+  return config::parse_ordered_json_text(text, file);
 }
 
 void check_name(const std::string& file, const std::string& path, const std::string& name) {

@@ -18,6 +18,13 @@ herr_t innermost(unsigned n, const H5E_error2_t* err, void* client) {
 std::recursive_mutex& library_mutex() {
   // The one process-wide object of this layer: it guards a library that is itself global.
   static std::recursive_mutex mutex;
+  // HDF5's exit handler flushes the files still open. A file whose close failed (a full disk)
+  // stays open inside the library, and flushing it at exit crashed the process after the
+  // error had been reported (exit 139 instead of 1). dcsim closes every file it opens, so the
+  // handler has nothing else to do. It must be turned off before the library starts: this
+  // runs before the first HDF5 call of every entry point (QuietErrors takes this mutex first).
+  static const bool exit_handler_off = H5dont_atexit() >= 0;
+  (void)exit_handler_off;
   return mutex;
 }
 
@@ -25,6 +32,19 @@ std::string take_error_message() {
   std::string msg;
   H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, innermost, &msg);
   H5Eclear2(H5E_DEFAULT);
+  // A failed system call reads "file write failed: time = ..., filename = ..., errno = 28,
+  // error message = 'No space left on device', buf = 0x..., ...": keep the reason, which is
+  // what a user can act on (the time and addresses would also make the message differ per run).
+  const std::string marker = "error message = '";
+  if (const auto at = msg.find(marker); at != std::string::npos) {
+    const auto begin = at + marker.size();
+    const auto end = msg.find('\'', begin);
+    if (end != std::string::npos) {
+      const auto colon = msg.find(':');
+      const std::string head = colon != std::string::npos && colon < at ? msg.substr(0, colon) : "";
+      msg = (head.empty() ? "" : head + ": ") + msg.substr(begin, end - begin);
+    }
+  }
   return msg;
 }
 

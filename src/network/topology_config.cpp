@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "sim/config/diagnostics.hpp"
+#include "sim/config/json_text.hpp"
 
 namespace sim::net {
 
@@ -203,15 +204,7 @@ Topology load_topology(const json& raw, const std::string& file, const std::stri
 }
 
 Topology load_topology_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error(fmt::format("{}: cannot open the topology file", path));
-  json raw;
-  try {
-    raw = json::parse(in);
-  } catch (const json::parse_error& e) {
-    throw std::runtime_error(fmt::format("{}: invalid JSON: {}", path, e.what()));
-  }
-  return load_topology(raw, path);
+  return load_topology(config::read_json_document(path), path);
 }
 
 }  // namespace sim::net

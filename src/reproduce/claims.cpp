@@ -2,6 +2,7 @@
 // express (run references, the arity of metric expressions, rules that need a paper value).
 
 #include "sim/reproduce/claims.hpp"
+#include "sim/config/json_text.hpp"
 
 #include <fmt/format.h>
 
@@ -111,19 +112,9 @@ std::shared_ptr<const config::Schema> claim_schema() {
   return s;
 }
 
-json read_document(const fs::path& file, config::Diagnostics& diag) {
-  std::ifstream in(file);
-  if (!in) {
-    diag.error("", "cannot open the claim file");
-    diag.throw_if_errors();
-  }
-  try {
-    return json::parse(in);
-  } catch (const json::parse_error& e) {
-    diag.error(fmt::format("byte {}", e.byte), std::string("expected JSON: ") + e.what());
-    diag.throw_if_errors();
-  }
-  return {};
+json read_document(const fs::path& file, config::Diagnostics& /*diag*/) {
+  // The strict reader names the file, the line and column or the JSON path.
+  return config::read_json_document(file.string());
 }
 
 RunVariant read_variant(const json& v, const fs::path& base) {

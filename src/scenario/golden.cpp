@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "sim/config/diagnostics.hpp"
+#include "sim/config/json_text.hpp"
 
 namespace sim::scenario {
 
@@ -56,18 +57,7 @@ bool within(const json& expected, const json& actual, double abs_tol, double rel
 
 GoldenFile load_golden(const fs::path& file) {
   config::Diagnostics diag(file.string());
-  std::ifstream in(file);
-  if (!in) {
-    diag.error("", "cannot open the golden file");
-    diag.throw_if_errors();
-  }
-  json doc;
-  try {
-    doc = json::parse(in);
-  } catch (const json::parse_error& e) {
-    diag.error(fmt::format("byte {}", e.byte), std::string("expected JSON: ") + e.what());
-    diag.throw_if_errors();
-  }
+  const json doc = config::read_json_document(file.string());
   GoldenFile g;
   g.file = file;
   if (!doc.is_object()) {

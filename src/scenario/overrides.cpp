@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "sim/config/diagnostics.hpp"
+#include "sim/config/json_text.hpp"
 
 namespace sim::scenario {
 
@@ -49,8 +50,9 @@ Override parse_override(const std::string& text) {
   }
   const std::string raw = text.substr(eq + 1);
   // JSON when it parses as JSON, a plain string otherwise ("30s" is not JSON, "7" is).
-  o.value = json::parse(raw, nullptr, /*allow_exceptions=*/false);
-  if (o.value.is_discarded()) o.value = raw;
+  // Text that is JSON goes through the strict reader, so that its limits (nesting, duplicate
+  // keys) hold for --set values too.
+  o.value = json::accept(raw) ? config::parse_json_text(raw, "--set " + text) : json(raw);
   return o;
 }
 

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "sim/config/diagnostics.hpp"
+#include "sim/config/json_text.hpp"
 
 namespace sim::scenario {
 
@@ -21,21 +22,6 @@ constexpr int kMaxIncludeDepth = 16;
 config::ConfigError file_error(const fs::path& file, const std::string& location,
                                const std::string& message, const std::string& suggestion = {}) {
   return config::ConfigError({config::Problem{file.string(), location, message, suggestion}});
-}
-
-/// Line and column (1-based) of a byte offset, for JSON syntax errors.
-std::pair<std::size_t, std::size_t> line_and_column(const std::string& text, std::size_t offset) {
-  std::size_t line = 1;
-  std::size_t column = 1;
-  for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      column = 1;
-    } else {
-      ++column;
-    }
-  }
-  return {line, column};
 }
 
 std::vector<std::string> string_or_list(const json& doc, const char* key, const fs::path& file) {
@@ -124,31 +110,7 @@ json load_merged(const fs::path& file, const LoadOptions& options, int depth,
 }  // namespace
 
 json read_json_file(const fs::path& path) {
-  std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) {
-    throw file_error(path, "", "cannot read: no such file");
-  }
-  const auto size = fs::file_size(path, ec);
-  if (ec || size > kMaxScenarioBytes) {
-    throw file_error(path, "", "cannot read: larger than 64 MiB or unreadable");
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw file_error(path, "", "cannot open for reading");
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
-  try {
-    return json::parse(text);
-  } catch (const json::parse_error& e) {
-    const auto [line, column] = line_and_column(text, e.byte == 0 ? 0 : e.byte - 1);
-    // nlohmann's message starts with "[json.exception.parse_error.101] parse error at line..":
-    // keep only its explanation after the last ": ".
-    std::string what = e.what();
-    const auto colon = what.rfind(": ");
-    if (colon != std::string::npos) what = what.substr(colon + 2);
-    throw file_error(path, fmt::format("line {}, column {}", line, column),
-                     "invalid JSON: " + what);
-  }
+  return config::read_json_document(path.string(), kMaxScenarioBytes);
 }
 
 void merge_into(json& base, const json& overlay) {
@@ -169,6 +131,32 @@ void merge_into(json& base, const json& overlay) {
   }
 }
 
+namespace {
+
+/// The run name becomes OUT/NAME: it must be one ordinary folder name, so that a scenario
+/// received from someone else can never make a run write outside the output directory.
+std::string check_run_name(const json& value) {
+  const auto& name = value.get_ref<const std::string&>();
+  constexpr std::size_t kMaxNameBytes = 200;
+  if (name.empty()) return "expected a folder name, found an empty string";
+  if (name == "." || name == "..") return "expected a folder name, found \"" + name + "\"";
+  if (name.size() > kMaxNameBytes) {
+    return fmt::format("expected a folder name of at most {} bytes, found {} bytes", kMaxNameBytes,
+                       name.size());
+  }
+  for (const char c : name) {
+    if (c == '/' || c == '\\') {
+      return "expected one folder name without / or \\, found \"" + name + "\"";
+    }
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      return "expected a folder name without control characters";
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
 std::shared_ptr<const config::Schema> scenario_schema() {
   using config::ParamType;
   auto output = std::make_shared<config::Schema>("output", "What a run writes.");
@@ -185,7 +173,10 @@ std::shared_ptr<const config::Schema> scenario_schema() {
       "scenario", "A dcsim scenario: workload, platform and run settings.");
   s->add("name", ParamType::kString)
       .optional()
-      .doc("run name; default: the scenario file's name without .json");
+      .validate(check_run_name)
+      .doc(
+          "run name, one folder name inside the output directory (no / or \\, not . or ..); "
+          "default: the scenario file's name without .json");
   s->add("description", ParamType::kString).def("").doc("free text");
   s->add("seed", ParamType::kInteger)
       .def(1)

@@ -4,6 +4,7 @@
 
 #include <fstream>
 
+#include "sim/config/json_text.hpp"
 #include "sim/metrics/atomic_file.hpp"
 #include "sim/scenario/run.hpp"
 #include "sim/scenario/scenario_loader.hpp"
@@ -65,9 +66,12 @@ namespace {
 bool read_json(const fs::path& p, json& out) {
   std::error_code ec;
   if (!fs::is_regular_file(p, ec)) return false;
-  std::ifstream in(p, std::ios::binary);
-  out = json::parse(in, nullptr, /*allow_exceptions=*/false);
-  return !out.is_discarded();
+  try {
+    out = config::read_json_document(p.string());
+  } catch (const config::ConfigError&) {
+    return false;  // unreadable or corrupt: the run is redone
+  }
+  return true;
 }
 }  // namespace
 

@@ -41,6 +41,15 @@ bool TextReader::fill() {
     throw TraceError(path_, line_, std::string("read error: ") + (msg != nullptr ? msg : "?"));
   }
   if (n == 0) {
+    // zlib ends a gzip stream that was cut short (no trailer) like a complete one and says so
+    // only through gzerror: a truncated download must not be read as a shorter valid trace.
+    int err = Z_OK;
+    gzerror(gz_, &err);
+    if (err == Z_BUF_ERROR) {
+      throw TraceError(path_, line_,
+                       "the compressed file ends early (truncated gzip stream, its trailer is "
+                       "missing): the file is incomplete");
+    }
     eof_ = true;
     return false;
   }
@@ -186,6 +195,12 @@ std::int64_t days_from_civil(int y, int m, int d) {
   const int doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
   return static_cast<std::int64_t>(era) * 146097 + doe - 719468;
 }
+
+int days_in_month(int year, int month) {
+  static constexpr int kDays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+  return month == 2 && leap ? 29 : kDays[month - 1];
+}
 }  // namespace
 
 bool parse_datetime(const std::string& text, double& seconds_since_epoch) {
@@ -197,7 +212,9 @@ bool parse_datetime(const std::string& text, double& seconds_since_epoch) {
       !digits(text, 17, 2, s)) {
     return false;
   }
-  if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60) return false;
+  if (mo < 1 || mo > 12 || d < 1 || d > days_in_month(y, mo) || h > 23 || mi > 59 || s > 60) {
+    return false;  // 2010-02-30 is an error, not March 2
+  }
   double frac = 0.0;
   std::size_t pos = 19;
   if (pos < text.size() && text[pos] == '.') {

@@ -12,6 +12,9 @@ namespace sim::traces {
 
 namespace {
 
+/// Most rows `--rate-csv` writes; ~20 bytes a row, so ~2 GB.
+constexpr std::int64_t kMaxRateCsvRows = 100'000'000;
+
 /// Median of a histogram {value: occurrences} with `n` entries; the mean of the two middle
 /// values when n is even (as Python's statistics.median, used for the SOURCE.md figures).
 double histogram_median(const std::map<std::uint64_t, std::uint64_t>& hist, std::uint64_t n) {
@@ -71,8 +74,23 @@ TraceStats compute_series_stats(CountSeries& series, std::optional<Time> bin,
     const std::int64_t k = (b.start - s.start).ns() / width.ns();
     if (k > current) {
       close_bin(current, current_count);
-      for (std::int64_t z = current + 1; z < k; ++z)
-        close_bin(z, 0);
+      const std::int64_t empty_bins = k - current - 1;
+      if (rate_csv != nullptr) {
+        // One CSV row per bin: the output, not the data, would grow without bound.
+        if (k >= kMaxRateCsvRows) {
+          throw std::invalid_argument(fmt::format(
+              "the rate CSV would have more than {} rows with a {} bin; choose a wider bin",
+              kMaxRateCsvRows, to_string(width)));
+        }
+        for (std::int64_t z = current + 1; z < k; ++z)
+          close_bin(z, 0);
+      } else if (empty_bins > 0) {
+        // Empty bins in bulk: the cost follows the data, not the time span over the bin width
+        // (a 1 ns bin over an hour used to walk 3.6e12 bins).
+        hist[0] += static_cast<std::uint64_t>(empty_bins);
+        s.full_bins += static_cast<std::uint64_t>(empty_bins);
+        low = 0;
+      }
       current = k;
       current_count = 0;
     }

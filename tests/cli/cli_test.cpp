@@ -9,6 +9,7 @@
 
 #include "commands.hpp"
 #include "options.hpp"
+#include "sim/config/diagnostics.hpp"
 
 namespace sim::cli {
 namespace {
@@ -72,6 +73,18 @@ TEST(Cli, RunHelpExplainsEveryOption) {
   for (const char* option : {"--set", "--seed", "--out", "--until", "--name", "--requests"}) {
     EXPECT_NE(r.out.find(option), std::string::npos) << option;
   }
+}
+
+TEST(Cli, ANegativeSeedIsRejectedNotWrapped) {
+  try {
+    call(validate_command, {SIM_SOURCE_DIR "/scenarios/quickstart.json", "--seed=-1"});
+    FAIL() << "--seed=-1 was accepted";
+  } catch (const config::ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("--set seed=-1: /seed: "), std::string::npos) << e.what();
+  }
+  const auto r = call(validate_command, {SIM_SOURCE_DIR "/scenarios/quickstart.json", "--print",
+                                         "--seed", "18446744073709551615"});
+  EXPECT_NE(r.out.find("\"seed\": 18446744073709551615"), std::string::npos);
 }
 
 TEST(Cli, UsageErrorsAreReported) {
@@ -149,6 +162,19 @@ TEST(Cli, CheckComparesARunWithAGoldenFile) {
   EXPECT_EQ(rerun.code, kExitOk) << rerun.out;
   EXPECT_THROW(call(check_command, {golden(completed)}), UsageError);
   EXPECT_THROW(call(check_command, {"--run", "--update", golden(completed)}), UsageError);
+  // The summary of an interrupted run is not checked as if it were complete.
+  auto partial = summary;
+  partial["partial"] = true;
+  std::filesystem::create_directories(dir / "partial");
+  std::ofstream(dir / "partial/summary.json") << partial.dump();
+  try {
+    call(check_command, {(dir / "partial").string(), golden(completed)});
+    FAIL() << "a partial summary was checked";
+  } catch (const config::ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("partial/summary.json: /partial: the run was interrupted"),
+              std::string::npos)
+        << e.what();
+  }
   std::filesystem::remove_all(dir);
 }
 

@@ -215,7 +215,7 @@ TEST(ModelCatalog, RejectsUnknownKeysAndWrongTypes) {
             "unit, source, assumption)");
   EXPECT_EQ(load_error(R"({"family": "t", "models": {}, "extra": 1})"),
             "bad.json: /extra: unknown key");
-  EXPECT_EQ(load_error("{\"family\": ").rfind("bad.json: invalid JSON", 0), 0u);
+  EXPECT_EQ(load_error("{\"family\": ").rfind("bad.json: line 1, column 12: invalid JSON", 0), 0u);
 }
 
 TEST(ModelCatalog, RejectsOperatorSharesThatDoNotSumToOne) {

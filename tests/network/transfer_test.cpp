@@ -153,7 +153,7 @@ TEST(FlowsTool, MissingFilesAreReported) {
     run_flows_tool("/nonexistent/t.json", "/nonexistent/f.csv", out);
     FAIL();
   } catch (const std::runtime_error& e) {
-    EXPECT_EQ(std::string(e.what()), "/nonexistent/t.json: cannot open the topology file");
+    EXPECT_EQ(std::string(e.what()), "/nonexistent/t.json: cannot read: no such file");
   }
 }
 

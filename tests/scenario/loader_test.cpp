@@ -102,6 +102,30 @@ TEST_F(Loader, BadScenariosProduceExactMessages) {
   }
 }
 
+// A scenario received from someone else must never make a run write outside --out: the run
+// name is one folder name.
+TEST_F(Loader, RunNamesAreOneFolderName) {
+  for (const std::string bad : {"../../x", "/tmp/x", "a/b", "..", ".", "", "a\\b"}) {
+    const std::string message = error_of(kValid, {"name=" + json(bad).dump()});
+    EXPECT_NE(message.find("/name: expected "), std::string::npos) << bad << ": " << message;
+    EXPECT_NE(message.find("folder name"), std::string::npos) << bad << ": " << message;
+  }
+  const auto file = dir_.write("named.json", R"({"name": "../escape", "duration": "1s",
+      "workload": [{"type": "poisson", "rate": "5/s"}]})");
+  EXPECT_THROW(load_scenario(file, registry_), config::ConfigError);
+  EXPECT_EQ(error_of(kValid, {"name=run-2.b_c"}), "(no error)") << "an ordinary name is accepted";
+}
+
+TEST_F(Loader, DuplicateKeysAndDeepNestingAreRejected) {
+  EXPECT_EQ(error_of(R"({"seed": 1, "seed": 2, "duration": "1s"})"),
+            "s.json: /: the key \"seed\" appears twice in this object; each key may appear once");
+  const std::string deep = "{\"a\": " + std::string(50000, '[') + std::string(50000, ']') + "}";
+  EXPECT_NE(error_of(deep).find("s.json: /a/0/0/"), std::string::npos);
+  // --set values that are JSON go through the same reader.
+  EXPECT_THROW(parse_override("platform=" + std::string(300, '[') + std::string(300, ']')),
+               config::ConfigError);
+}
+
 TEST_F(Loader, PresetsAndIncludesMergeBeneathTheFile) {
   dir_.write("presets/small.json",
              R"({"platform": {"type": "fifo-gpu", "gpus": 3, "max_batch": 2}, "seed": 9})");

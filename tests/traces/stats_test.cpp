@@ -79,6 +79,35 @@ TEST(TraceStats, PointsPartialLastBinAndGaps) {
   EXPECT_DOUBLE_EQ(tg.mean_rate, 10.0 / 4.0);
 }
 
+// Statistics cost follows the data, not span / bin: two points an hour apart in 1-ns bins are
+// 3.6e12 bins, of which all but two are empty (this used to walk every one of them).
+TEST(TraceStats, TinyBinsOverALongSpanAreCountedInBulk) {
+  std::vector<CountBin> pts;
+  for (const Time t : {Time::zero(), seconds(3600), seconds(3600) + Time::from_ns(1)}) {
+    CountBin b;
+    b.start = t;
+    b.length = Time::zero();
+    b.counts = {{0, 1}};
+    pts.push_back(b);
+  }
+  VectorSeries s(pts);
+  const TraceStats t = compute_series_stats(s, Time::from_ns(1));
+  // Bins 0 .. 3.6e12: all full except the last one (cut by the end); three hold one request.
+  EXPECT_EQ(t.full_bins, 3'600'000'000'001u);
+  EXPECT_DOUBLE_EQ(t.peak_rate, 1e9);
+  EXPECT_DOUBLE_EQ(t.median_rate, 0.0);
+  EXPECT_DOUBLE_EQ(t.min_rate, 0.0);
+  // The rate CSV has one row per bin, so there the bin count is limited, with a clear error.
+  VectorSeries again(pts);
+  std::ostringstream csv;
+  try {
+    compute_series_stats(again, Time::from_ns(1), &csv);
+    FAIL() << "3.6e12 CSV rows were accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("choose a wider bin"), std::string::npos) << e.what();
+  }
+}
+
 TEST(TraceInfo, DetectsReadersAndPrintsStatistics) {
   ScratchDir dir;
   const std::string tw = dir.write("tw.txt", "1 2 3 4 \n");

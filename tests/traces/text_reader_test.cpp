@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
+
 #include "fixture.hpp"
 #include "sim/traces/trace_error.hpp"
 #include "sim/traces/trace_path.hpp"
@@ -24,6 +27,36 @@ TEST(TextReader, ReadsLinesOfPlainAndGzipFilesAlike) {
         {1, "a,b"}, {2, "1,2"}, {3, ""}, {4, "last"}};
     EXPECT_EQ(got, expected) << path;
   }
+}
+
+// A gzip file cut short (a broken download) has no trailer; zlib reads what is there and
+// ends quietly, so without the check it passed for a shorter, valid trace.
+TEST(TextReader, TruncatedGzipIsAnError) {
+  ScratchDir dir;
+  std::string content;
+  for (int i = 0; i < 20000; ++i)
+    content += std::to_string(i * 7919 % 10007) + "," + std::to_string(i) + "\n";
+  const std::string whole = dir.write_gz("whole.csv.gz", content);
+  std::ifstream in_file(whole, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in_file)),
+                          std::istreambuf_iterator<char>());
+  ASSERT_GT(bytes.size(), 100u);
+  const std::string cut = dir.write("cut.csv.gz", bytes.substr(0, bytes.size() / 2));
+  TextReader reader(cut);
+  std::string line;
+  try {
+    while (reader.next_line(line)) {
+    }
+    FAIL() << "a truncated gzip file was read to its end without an error";
+  } catch (const TraceError& e) {
+    EXPECT_NE(std::string(e.what()).find("truncated gzip stream"), std::string::npos) << e.what();
+  }
+  // The whole file still reads to the end.
+  TextReader full(whole);
+  std::size_t lines = 0;
+  while (full.next_line(line))
+    ++lines;
+  EXPECT_EQ(lines, 20000u);
 }
 
 TEST(TextReader, TokensKnowTheirLine) {
@@ -70,6 +103,13 @@ TEST(TextReader, FieldParsersAreStrict) {
   EXPECT_DOUBLE_EQ(d, 14730.0 * 86400.0 + 3600.5);
   EXPECT_FALSE(parse_datetime("2010-13-01 00:00:00", d));
   EXPECT_FALSE(parse_datetime("2010-05-01", d));
+  // Days beyond the month are errors (they used to roll over: 2010-02-30 became March 2).
+  EXPECT_FALSE(parse_datetime("2010-02-30 00:00:00", d));
+  EXPECT_FALSE(parse_datetime("2010-04-31 00:00:00", d));
+  EXPECT_FALSE(parse_datetime("2011-02-29 00:00:00", d));
+  EXPECT_TRUE(parse_datetime("2012-02-29 00:00:00", d)) << "a leap day";
+  EXPECT_TRUE(parse_datetime("2000-02-29 00:00:00", d)) << "2000 is a leap year";
+  EXPECT_FALSE(parse_datetime("1900-02-29 00:00:00", d)) << "1900 is not";
 }
 
 TEST(TracePath, SearchesDirectoriesInOrderThenFailsWithTheList) {
