@@ -27,6 +27,18 @@ TEST(JsonText, ParsesWhatNlohmannParses) {
   EXPECT_EQ(parse_json_text("  7 ", "f.json"), json(7));
 }
 
+TEST(JsonText, OrderedParseKeepsTheKeyOrderOfTheFile) {
+  // The model catalog lists MIG profiles largest first; sorting the keys would reorder them.
+  const auto doc =
+      parse_ordered_json_text(R"({"7g": 1, "3g": {"z": 1, "a": 2}, "1g": 3})", "f.json");
+  std::string keys;
+  for (const auto& [k, v] : doc.items())
+    keys += k + " ";
+  EXPECT_EQ(keys, "7g 3g 1g ");
+  EXPECT_EQ(doc["3g"].begin().key(), "z");
+  EXPECT_THROW(parse_ordered_json_text(R"({"a": 1, "a": 2})", "f.json"), ConfigError);
+}
+
 TEST(JsonText, SyntaxErrorsNameTheLineAndColumn) {
   EXPECT_EQ(error_of("{\"a\": 1,\n \"b\": ,}"),
             "f.json: line 2, column 7: invalid JSON: syntax error while parsing value - "
