@@ -10,6 +10,7 @@
 #include "commands.hpp"
 #include "options.hpp"
 #include "sim/config/json_text.hpp"
+#include "sim/metrics/atomic_file.hpp"
 #include "sim/policy/harmonybatch/baselines.hpp"
 #include "sim/policy/harmonybatch/plan_io.hpp"
 
@@ -30,10 +31,10 @@ void write_text(const std::string& path, const std::string& text, std::ostream& 
     out << text;
     return;
   }
-  std::ofstream f(path);
-  if (!f) throw std::invalid_argument(path + ": cannot write");
-  f << text;
-  if (!f) throw std::invalid_argument(path + ": write failed");
+  // Atomic: a failed write never leaves a partial or empty file under the final name.
+  metrics::AtomicFile f(path);
+  f.stream() << text;
+  f.commit();
 }
 
 int harmonybatch(const Args& args, std::ostream& out) {
@@ -68,8 +69,11 @@ int harmonybatch(const Args& args, std::ostream& out) {
       "function type) or exhaustive (every grid point)")(
       "mbs-seed", po::value<std::uint64_t>()->default_value(1),
       "seed of MBS+'s Bayesian search (the original: random_state 1)")(
-      "format", po::value<std::string>()->default_value("table"), "table or json")(
-      "json", po::value<std::string>(), "also write the JSON to this file (- = stdout)")(
+      "mbs-max-applications", po::value<int>()->default_value(64),
+      "largest application set MBS+ plans (its time grows with the square of the\n"
+      "set: 64 take ~20 s)")("format", po::value<std::string>()->default_value("table"),
+                             "table or json")("json", po::value<std::string>(),
+                                              "also write the JSON to this file (- = stdout)")(
       "scenario", po::value<std::string>(),
       "write a scenario that runs the plan on the serverless platform (Poisson arrivals)")(
       "name", po::value<std::string>(), "scenario name (default: from --scenario's file name)")(
@@ -105,6 +109,7 @@ int harmonybatch(const Args& args, std::ostream& out) {
     throw UsageError("--mbs-search must be bayesian or exhaustive, found \"" + search + "\"");
   o.mbs_bayesian = search == "bayesian";
   o.mbs_seed = vm["mbs-seed"].as<std::uint64_t>();
+  o.mbs_max_applications = vm["mbs-max-applications"].as<int>();
   const auto catalog = load_catalog();
   const auto model = hb::PlannerModel::from_profile(catalog.model(set.model));
   const std::string algorithm = vm["algorithm"].as<std::string>();

@@ -280,5 +280,60 @@ TEST(Cli, PlanHarmonyBatchReferenceCodeSwitches) {
   std::filesystem::remove(path);
 }
 
+// Planner problem size is limited at the edge: more than 1,000 applications are refused with
+// the file and JSON path; MBS+ (quadratic in the set) refuses more than --mbs-max-applications.
+TEST(Cli, PlanRefusesApplicationSetsBeyondItsLimits) {
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("dcsim-cli-plan-limits-" + std::to_string(::getpid()) + ".json");
+  auto write_apps = [&](int n) {
+    nlohmann::json apps = nlohmann::json::array();
+    for (int i = 0; i < n; ++i)
+      apps.push_back({{"name", "a" + std::to_string(i)}, {"slo", 0.5 + 0.001 * i}, {"rate", 2.0}});
+    std::ofstream(path) << nlohmann::json{{"model", "harmonybatch/vgg19"}, {"applications", apps}};
+  };
+  write_apps(1001);
+  try {
+    call(plan_command, {"harmonybatch", path.string()});
+    ADD_FAILURE() << "1,001 applications were accepted";
+  } catch (const std::exception& e) {
+    EXPECT_EQ(std::string(e.what()), path.string() +
+                                         ": /applications: 1001 applications, more than the "
+                                         "1000 a plan may have");
+  }
+  write_apps(3);
+  try {
+    call(plan_command,
+         {"harmonybatch", path.string(), "--algorithm", "mbs+", "--mbs-max-applications", "2"});
+    ADD_FAILURE() << "MBS+ planned more applications than its limit";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("raise the limit with --mbs-max-applications"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(call(plan_command, {"harmonybatch", path.string(), "--algorithm", "mbs+",
+                                "--mbs-max-applications", "3"})
+                .code,
+            0);
+  std::filesystem::remove(path);
+}
+
+// --json is written atomically: a directory that does not exist is an error, and no file
+// appears under the final name.
+TEST(Cli, PlanJsonIsWrittenAtomically) {
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("dcsim-cli-plan-atomic-" + std::to_string(::getpid()) + ".json");
+  std::ofstream(path) << R"({"model": "harmonybatch/vgg19", "applications": [
+    {"name": "a0", "slo": 0.3, "rate": 1.135}]})";
+  const auto target = std::filesystem::temp_directory_path() / "dcsim-no-such-dir" / "p.json";
+  EXPECT_THROW(call(plan_command, {"harmonybatch", path.string(), "--json", target.string()}),
+               std::runtime_error);
+  EXPECT_FALSE(std::filesystem::exists(target));
+  const auto ok = path.string() + ".plan.json";
+  ASSERT_EQ(call(plan_command, {"harmonybatch", path.string(), "--json", ok}).code, 0);
+  EXPECT_EQ(nlohmann::json::parse(std::ifstream(ok)).at("algorithm"), "harmonybatch");
+  std::filesystem::remove(ok);
+  std::filesystem::remove(path);
+}
+
 }  // namespace
 }  // namespace sim::cli

@@ -2,9 +2,12 @@
 
 #include "sim/policy/harmonybatch/baselines.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <utility>
 
 #include "sim/policy/harmonybatch/bayesian_search.hpp"
 #include "sim/policy/harmonybatch/harmony_planner.hpp"
@@ -268,6 +271,12 @@ Plan plan_batch(const PlannerModel& m, std::span<const Application> input,
 Plan plan_mbs_plus(const PlannerModel& m, std::span<const Application> input,
                    const PlannerOptions& o) {
   if (input.empty()) throw std::invalid_argument("MBS+: no applications");
+  if (std::cmp_greater(input.size(), o.mbs_max_applications)) {
+    throw std::invalid_argument(fmt::format(
+        "MBS+: {} applications, more than the {} it plans by default (its time grows with the "
+        "square of the set); raise the limit with --mbs-max-applications",
+        input.size(), o.mbs_max_applications));
+  }
   const auto apps = sorted_by_slo(input);
   std::optional<Plan> best;
   for (int n = 1; n <= static_cast<int>(apps.size()); ++n) {

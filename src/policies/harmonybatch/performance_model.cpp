@@ -106,6 +106,9 @@ std::vector<double> timeouts_for_equivalent(double target_s, std::span<const dou
   double hi = target_s;
   while (lo < hi) {
     const double mid = (lo + hi) / 2.0;
+    // Past ~1e13 s the doubles around the bracket are more than 1 ms apart, so the code's
+    // stopping rule is never met; stop when the bracket can shrink no more.
+    if (mid <= lo || mid >= hi) break;
     t[0] = mid;
     for (std::size_t i = 1; i < slos.size(); ++i)
       t[i] = slos[i] - slos[i - 1] + t[i - 1];

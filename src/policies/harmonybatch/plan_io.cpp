@@ -64,6 +64,11 @@ std::vector<Application> parse_applications(const json& list, const std::string&
   if (!list.is_array() || list.empty()) {
     fail(where, "/applications", "expected a non-empty array of applications");
   }
+  if (list.size() > kMaxApplications) {
+    fail(where, "/applications",
+         fmt::format("{} applications, more than the {} a plan may have", list.size(),
+                     kMaxApplications));
+  }
   std::vector<Application> apps;
   for (std::size_t i = 0; i < list.size(); ++i) {
     const std::string path = "/applications/" + std::to_string(i);

@@ -100,6 +100,16 @@ TEST(HarmonyBatchModel, TimeoutSolverKeepsTheSloSpacing) {
   EXPECT_EQ(z, (std::vector<double>{0.0, 0.0}));
 }
 
+TEST(HarmonyBatchModel, TimeoutSolverEndsForHugeTargets) {
+  // A rate of 1e-22 req/s gives a target of ~3e22 s, where doubles are ~4e6 s apart: the
+  // code's 1 ms stopping rule is never met and the solver once looped for ever. It must end
+  // with the bracket collapsed on the target (the single timeout equals it).
+  const std::vector<double> s{0.3}, r{1e-22};
+  const auto t = timeouts_for_equivalent(3e22, s, r);
+  ASSERT_EQ(t.size(), 1u);
+  EXPECT_NEAR(t[0] / 3e22, 1.0, 1e-9);
+}
+
 TEST(HarmonyBatchModel, CostEq6WithBothPriceTables) {
   const auto paper = PriceTable::paper();
   // CPU, 1.6 vCPU, D = 0.26855 s, b = 1: 1.3e-7 + 0.26855 * 1.6 * 1.3e-5 = 5.7162e-6.

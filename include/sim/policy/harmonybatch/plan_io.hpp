@@ -25,6 +25,10 @@ struct ApplicationSet {
   std::map<std::string, nlohmann::json> workloads;
 };
 
+/// Largest application set a plan may have: HarmonyBatch plans 1,000 applications in about
+/// a second; its time grows faster than linearly with the set.
+inline constexpr std::size_t kMaxApplications = 1000;
+
 /// Throws std::invalid_argument naming `where` and the JSON path of the problem.
 ApplicationSet parse_application_set(const nlohmann::json& j, const std::string& where);
 /// The "applications" array of the planner policy (slo and rate may carry units).

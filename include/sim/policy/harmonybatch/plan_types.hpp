@@ -92,6 +92,10 @@ struct PlannerOptions {
   int mbs_initial_points = 5;
   int mbs_iterations = 10;
   std::uint64_t mbs_seed = 1;
+  /// MBS+ searches every split of the applications into 1..N groups, each group by its own
+  /// search: O(N^2) searches (32 applications ~5 s, 64 ~20 s). Larger sets are refused with
+  /// a message naming this limit rather than running for hours.
+  int mbs_max_applications = 64;
   double cpu_min_cores = 0.05;
   double cpu_max_cores = 16.0;
   double cpu_step = 0.05;
