@@ -127,6 +127,10 @@ int validate_command(const Args& args, std::ostream& out, std::ostream& /*err*/)
   const auto registry = builtin_registry();
   const auto loaded =
       scenario::load_scenario((*vm)["scenario"].as<std::string>(), registry, load_options(*vm));
+  scenario::RunOptions build;
+  build.trace_search_path = trace_search_path();
+  build.data_dir = data_dir();
+  scenario::check_scenario(loaded, registry, build);
   if (vm->count("print") != 0) {
     out << loaded.resolved.dump(2) << '\n';
   } else {

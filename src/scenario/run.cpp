@@ -102,7 +102,76 @@ std::unique_ptr<metrics::RequestWriter> make_request_writer(const std::string& k
   return nullptr;
 }
 
+/// Runs a component's construction; an error that does not yet say where it is (a ConfigError
+/// does) gets the scenario file and the component's JSON path, so that `run` and `validate`
+/// name the place.
+template <class Build>
+auto located(const LoadedScenario& scenario, const std::string& path, Build&& build) {
+  try {
+    return build();
+  } catch (const config::ConfigError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw std::runtime_error(fmt::format("{}: {}: {}", scenario.file.string(), path, e.what()));
+  }
+}
+
+/// Workload: one source per entry, each with its own random-stream prefix, merged by time.
+std::vector<std::unique_ptr<traces::ArrivalSource>> make_sources(
+    const LoadedScenario& scenario, const Registry& registry, Simulation& sim,
+    traces::WorkloadLabels& labels, const RunOptions& options, Time horizon) {
+  std::vector<std::unique_ptr<traces::ArrivalSource>> sources;
+  const json& workload = scenario.resolved.at("workload");
+  for (std::size_t i = 0; i < workload.size(); ++i) {
+    traces::WorkloadContext context;
+    context.random = &sim.random();
+    context.stream_prefix = fmt::format("workload/{}", i);
+    context.trace_search_path = options.trace_search_path;
+    context.labels = &labels;
+    context.horizon = horizon;
+    const json& entry = workload[i];
+    sources.push_back(located(scenario, fmt::format("/workload/{}", i), [&] {
+      return registry.workload(entry.at("type").get<std::string>()).make(entry, context);
+    }));
+  }
+  return sources;
+}
+
+std::optional<gpu::ModelCatalog> load_catalog(const RunOptions& options) {
+  std::optional<gpu::ModelCatalog> catalog;
+  if (!options.data_dir.empty()) catalog = gpu::ModelCatalog::load(options.data_dir / "models");
+  return catalog;
+}
+
+std::unique_ptr<platform::Platform> make_platform(const LoadedScenario& scenario,
+                                                  const Registry& registry,
+                                                  const platform::PlatformContext& pctx) {
+  const json& doc = scenario.resolved.at("platform");
+  return located(scenario, "/platform", [&] {
+    return registry.platform(doc.at("type").get<std::string>()).make(doc, pctx);
+  });
+}
+
 }  // namespace
+
+void check_scenario(const LoadedScenario& scenario, const Registry& registry,
+                    const RunOptions& options) {
+  const json& doc = scenario.resolved;
+  Simulation sim(doc.at("seed").get<std::uint64_t>());
+  traces::WorkloadLabels labels;
+  // As in run_scenario: the merged source reads each source's first arrival, which is when
+  // some sources (Poisson) intern their function names.
+  const traces::MergedSource arrivals(make_sources(scenario, registry, sim, labels, options,
+                                                   config::get_duration(doc, "duration")));
+  const auto catalog = load_catalog(options);
+  platform::PlatformContext pctx;
+  pctx.sim = &sim;
+  pctx.labels = &labels;
+  pctx.catalog = catalog ? &*catalog : nullptr;
+  pctx.policies = &registry.policies();
+  pctx.record = [](const metrics::RequestRecord&) {};
+  const auto platform = make_platform(scenario, registry, pctx);
+}
 
 RunResult run_scenario(const LoadedScenario& scenario, const Registry& registry,
                        const RunOptions& options) {
@@ -115,34 +184,18 @@ RunResult run_scenario(const LoadedScenario& scenario, const Registry& registry,
 
   RunResult result;
   result.directory = options.out_dir / name;
-  fs::create_directories(result.directory);
 
   Simulation sim(seed);
   traces::WorkloadLabels labels;
 
-  // Workload: one source per entry, each with its own random-stream prefix, merged by time.
-  std::vector<std::unique_ptr<traces::ArrivalSource>> sources;
-  const json& workload = doc.at("workload");
-  for (std::size_t i = 0; i < workload.size(); ++i) {
-    traces::WorkloadContext context;
-    context.random = &sim.random();
-    context.stream_prefix = fmt::format("workload/{}", i);
-    context.trace_search_path = options.trace_search_path;
-    context.labels = &labels;
-    context.horizon = horizon;
-    const json& entry = workload[i];
-    sources.push_back(registry.workload(entry.at("type").get<std::string>()).make(entry, context));
-  }
-  traces::MergedSource arrivals(std::move(sources));
+  traces::MergedSource arrivals(make_sources(scenario, registry, sim, labels, options, horizon));
 
-  // Names are complete once every source is built: sources intern them at construction.
+  // Names are complete once the merged source has read every source's first arrival.
   const metrics::NameTables names{labels.functions(), labels.applications()};
-  auto writer =
-      make_request_writer(output.at("requests").get<std::string>(), result.directory, names);
+  std::unique_ptr<metrics::RequestWriter> writer;  // created once the platform is built
   metrics::SummaryBuilder summary(warmup);
 
-  std::optional<gpu::ModelCatalog> catalog;
-  if (!options.data_dir.empty()) catalog = gpu::ModelCatalog::load(options.data_dir / "models");
+  const auto catalog = load_catalog(options);
 
   platform::PlatformContext pctx;
   pctx.sim = &sim;
@@ -153,9 +206,11 @@ RunResult run_scenario(const LoadedScenario& scenario, const Registry& registry,
     summary.add(r);
     if (writer) writer->write(r);
   };
-  const json& platform_doc = doc.at("platform");
-  auto platform =
-      registry.platform(platform_doc.at("type").get<std::string>()).make(platform_doc, pctx);
+  auto platform = make_platform(scenario, registry, pctx);
+
+  // Only a scenario that built leaves an output folder behind.
+  fs::create_directories(result.directory);
+  writer = make_request_writer(output.at("requests").get<std::string>(), result.directory, names);
 
   metrics::TimeSeriesRecorder timeseries(result.directory / "timeseries.csv");
   std::uint64_t arrived = 0;

@@ -67,6 +67,34 @@ TEST(Cli, ValidateAcceptsTheQuickstart) {
   EXPECT_NE(printed.out.find("\"control_interval\": \"2s\""), std::string::npos) << printed.out;
 }
 
+// validate builds what run builds before time zero: catalog names, GPU types, function
+// declarations and references are rejected with the scenario file and the JSON path, and a
+// run that cannot start leaves no output folder behind.
+TEST(Cli, ValidateRejectsWhatRunWouldRejectBeforeTimeZero) {
+  const std::string q = SIM_SOURCE_DIR "/scenarios/quickstart.json";
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"platform.cluster.hosts.0.gpus.0.type=\"V100\"", "/platform: unknown GPU type 'V100'"},
+      {"platform.functions.0.model=\"protean/nope\"", "/platform: unknown model 'protean/nope'"},
+      {"platform.functions.1.name=\"resnet50\"", "function \"resnet50\" is declared twice"},
+      {"workload.0.function=\"nope\"",
+       "sends requests to function \"nope\", which platform.functions does not declare"},
+  };
+  for (const auto& [set, expected] : cases) {
+    try {
+      call(validate_command, {q, "--set", set});
+      ADD_FAILURE() << set << " was accepted";
+    } catch (const std::exception& e) {
+      const std::string what = e.what();
+      EXPECT_EQ(what.rfind(q + ": /", 0), 0u) << what;
+      EXPECT_NE(what.find(expected), std::string::npos) << what;
+    }
+  }
+  const auto out = std::filesystem::temp_directory_path() /
+                   ("dcsim-cli-unbuildable-" + std::to_string(::getpid()));
+  EXPECT_ANY_THROW(call(run_command, {q, "--set", cases[1].first, "--out", out.string()}));
+  EXPECT_FALSE(std::filesystem::exists(out));
+}
+
 TEST(Cli, RunHelpExplainsEveryOption) {
   const auto r = call(run_command, {"--help"});
   EXPECT_EQ(r.code, kExitOk);

@@ -41,6 +41,12 @@ struct RunResult {
 RunResult run_scenario(const LoadedScenario& scenario, const Registry& registry,
                        const RunOptions& options);
 
+/// Builds everything `run_scenario` builds before time zero (workload sources, model catalog,
+/// platform and policies) without running or writing anything, so that `dcsim validate`
+/// rejects what `dcsim run` would. Throws with the scenario file and the JSON path.
+void check_scenario(const LoadedScenario& scenario, const Registry& registry,
+                    const RunOptions& options);
+
 /// A short human-readable table of the headline figures of a summary.
 void print_summary_table(const nlohmann::json& summary, std::ostream& out);
 
