@@ -52,14 +52,27 @@ std::shared_ptr<const Schema> window_schema() {
   return s;
 }
 
+/// Highest rate a generator or a rescale may ask for: 1e8 requests per second is ~1,000 times
+/// the peak of the Azure Functions traces; a higher rate is a typo (1e12/s once made a run
+/// grow by 1.7 GB of queued requests per 30 s of wall time without ever finishing).
+constexpr double kMaxGeneratedRate = 1e8;
+
 std::shared_ptr<const Schema> rescale_schema() {
   auto s = std::make_shared<Schema>(
       "rescale",
       "Multiply all counts so that the mean or the peak rate reaches a target (a first pass over "
       "the trace measures it). Protean §5: Wikipedia to a mean of ~5000 rps, Twitter to a peak of "
       "~5000 rps, language models 128 rps.");
-  s->add("mean", ParamType::kRate).optional().at_least(0).doc("target mean rate, e.g. \"5000/s\"");
-  s->add("peak", ParamType::kRate).optional().at_least(0).doc("target peak rate, e.g. \"5000/s\"");
+  s->add("mean", ParamType::kRate)
+      .optional()
+      .at_least(0)
+      .at_most(kMaxGeneratedRate)
+      .doc("target mean rate, e.g. \"5000/s\"");
+  s->add("peak", ParamType::kRate)
+      .optional()
+      .at_least(0)
+      .at_most(kMaxGeneratedRate)
+      .doc("target peak rate, e.g. \"5000/s\"");
   s->add("peak_bin", ParamType::kDuration)
       .def("1s")
       .at_least(1e-9)
@@ -311,7 +324,10 @@ std::vector<KindDef> kind_defs() {
 
   {
     auto s = std::make_shared<Schema>("poisson", "Poisson arrivals at a constant rate.");
-    s->add("rate", ParamType::kRate).at_least(1e-12).doc("mean arrival rate, e.g. \"50/s\"");
+    s->add("rate", ParamType::kRate)
+        .at_least(1e-12)
+        .at_most(kMaxGeneratedRate)
+        .doc("mean arrival rate, e.g. \"50/s\"");
     add_duration(*s);
     defs.push_back({"poisson", s->description(), s, [](const json& o, const WorkloadContext& ctx) {
                       const double rate = config::get_rate(o, "rate");
@@ -322,7 +338,10 @@ std::vector<KindDef> kind_defs() {
   }
   {
     auto s = std::make_shared<Schema>("constant", "Evenly spaced arrivals, one every 1/rate.");
-    s->add("rate", ParamType::kRate).at_least(1e-12).doc("arrival rate, e.g. \"50/s\"");
+    s->add("rate", ParamType::kRate)
+        .at_least(1e-12)
+        .at_most(kMaxGeneratedRate)
+        .doc("arrival rate, e.g. \"50/s\"");
     add_duration(*s);
     defs.push_back({"constant", s->description(), s, [](const json& o, const WorkloadContext& ctx) {
                       const double rate = config::get_rate(o, "rate");
@@ -333,8 +352,14 @@ std::vector<KindDef> kind_defs() {
   {
     auto s = std::make_shared<Schema>(
         "mmpp", "Bursty arrivals: a two-state Markov-modulated Poisson process.");
-    s->add("rate_low", ParamType::kRate).at_least(0).doc("rate in the calm state");
-    s->add("rate_high", ParamType::kRate).at_least(0).doc("rate in the burst state");
+    s->add("rate_low", ParamType::kRate)
+        .at_least(0)
+        .at_most(kMaxGeneratedRate)
+        .doc("rate in the calm state");
+    s->add("rate_high", ParamType::kRate)
+        .at_least(0)
+        .at_most(kMaxGeneratedRate)
+        .doc("rate in the burst state");
     s->add("mean_low", ParamType::kDuration).def("10s").at_least(1e-9).doc("mean calm period");
     s->add("mean_high", ParamType::kDuration).def("2s").at_least(1e-9).doc("mean burst period");
     add_duration(*s);
@@ -352,7 +377,10 @@ std::vector<KindDef> kind_defs() {
   {
     auto s = std::make_shared<Schema>(
         "diurnal", "Daily cycle: a cosine around a mean rate with lognormal noise per bin.");
-    s->add("mean", ParamType::kRate).at_least(1e-12).doc("mean rate, e.g. \"3000/s\"");
+    s->add("mean", ParamType::kRate)
+        .at_least(1e-12)
+        .at_most(kMaxGeneratedRate)
+        .doc("mean rate, e.g. \"3000/s\"");
     s->add("amplitude", ParamType::kNumber)
         .def(0.5)
         .at_least(0)

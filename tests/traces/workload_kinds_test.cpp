@@ -83,6 +83,30 @@ TEST(WorkloadKinds, BadTransformStepsAreReportedWithTheirPath) {
   EXPECT_EQ(problems, two);
 }
 
+// Generated and rescaled rates are limited to 1e8/s at the edge (1e12/s once ran for ever,
+// growing by 1.7 GB per 30 s); the limit itself is accepted.
+TEST(WorkloadKinds, GeneratedRatesAreLimited) {
+  std::vector<std::string> problems;
+  resolve("poisson", json{{"rate", "1e12/s"}}, &problems);
+  resolve("constant", json{{"rate", "1e9/s"}}, &problems);
+  resolve("diurnal", json{{"mean", "2e8/s"}}, &problems);
+  resolve("mmpp", json{{"rate_low", "1/s"}, {"rate_high", "1e10/s"}}, &problems);
+  resolve("poisson",
+          json{{"rate", "10/s"},
+               {"transforms", json::array({json{{"rescale", json{{"mean", "1e12/s"}}}}})}},
+          &problems);
+  ASSERT_EQ(problems.size(), 5u);
+  EXPECT_EQ(problems[0],
+            "s.json: /workload/0/rate: expected a value <= 100000000/s, found \"1e12/s\"");
+  EXPECT_NE(problems[3].find("/workload/0/rate_high: expected a value <= 100000000/s"),
+            std::string::npos)
+      << problems[3];
+  EXPECT_NE(problems[4].find("/workload/0/transforms/0/rescale/mean: expected a value <= "),
+            std::string::npos)
+      << problems[4];
+  resolve("poisson", json{{"rate", "1e8/s"}});  // at the limit: accepted
+}
+
 TEST(WorkloadKinds, PoissonWithProteanMixEndToEnd) {
   // 200/s for 60 s, split 50/50 strict (resnet50, SLO 100 ms) / best-effort rotating between
   // two models every 20 s, round robin: 6000 +- 5 sd (sqrt(12000) = 110) arrivals, half each.
