@@ -53,7 +53,12 @@ class TokenSeries final : public CountSeries {
   }
 
   bool next(CountBin& bin) override {
-    if (!in_.next_token(token_)) return false;
+    if (!in_.next_token(token_)) {
+      // Like the other readers: a file without a single count is an input error, not a
+      // trace of zero requests.
+      if (index_ == 0) throw TraceError(in_.path(), 0, "empty file: no counts");
+      return false;
+    }
     ++report_.rows;
     std::uint64_t count = 0;
     if (!parse_count(token_, count)) {

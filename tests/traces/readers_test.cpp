@@ -244,6 +244,19 @@ TEST(RateSeries, TokenLayoutGivesBackToBackIntervals) {
   EXPECT_EQ(s->report().skipped_rows, 1u);
 }
 
+// An empty or blank Twitter/Wikipedia count file is an error, as in every other reader (it was
+// read as a trace of zero requests).
+TEST(RateSeries, EmptyTokenFilesAreRejected) {
+  ScratchDir dir;
+  RateSeriesOptions opt;
+  opt.interval = seconds(1);
+  for (const char* content : {"", "\n\n  \n"}) {
+    const std::string path = dir.write("e.txt", content);
+    EXPECT_EQ(error_of([&] { drain(*open_rate_series(path, opt)); }),
+              path + ": empty file: no counts");
+  }
+}
+
 TEST(RateSeries, CsvInfersIntervalsOrUsesAFixedOneWithGaps) {
   ScratchDir dir;
   RateSeriesOptions opt;
