@@ -25,6 +25,7 @@ std::string find_trace_file(const std::string& name, const std::vector<std::stri
   const fs::path p(name);
   if (p.is_absolute()) {
     if (fs::is_regular_file(p, ec)) return name;
+    if (fs::is_directory(p, ec)) throw TraceError(name, 0, "this is a directory, not a trace file");
     throw TraceError(name, 0, "trace file not found");
   }
   for (const auto& dir : search_path) {
@@ -32,6 +33,7 @@ std::string find_trace_file(const std::string& name, const std::vector<std::stri
     if (fs::is_regular_file(candidate, ec)) return candidate.string();
   }
   if (fs::is_regular_file(p, ec)) return name;
+  if (fs::is_directory(p, ec)) throw TraceError(name, 0, "this is a directory, not a trace file");
   std::string searched;
   for (const auto& dir : search_path)
     searched += (searched.empty() ? "" : ", ") + dir;

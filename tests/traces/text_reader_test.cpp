@@ -133,6 +133,17 @@ TEST(TracePath, SearchesDirectoriesInOrderThenFailsWithTheList) {
   }
 }
 
+TEST(TracePath, ADirectoryIsNamedAsSuchNotAsMissing) {
+  ScratchDir dir;
+  std::filesystem::create_directories(dir.path() / "d");
+  try {
+    find_trace_file(dir.file("d"), {});
+    ADD_FAILURE() << "a directory was accepted as a trace";
+  } catch (const TraceError& e) {
+    EXPECT_EQ(std::string(e.what()), dir.file("d") + ": this is a directory, not a trace file");
+  }
+}
+
 TEST(TracePath, DefaultPathEndsWithRepositoryRelativeDirectories) {
   const auto p = default_trace_search_path("/repo/main");
   ASSERT_GE(p.size(), 4u);
