@@ -46,6 +46,22 @@ CsvRequestWriter::CsvRequestWriter(std::filesystem::path path, NameTables names)
   out << header() << '\n';
 }
 
+void CsvRequestWriter::extend_names(const NameTables& grown) {
+  if (grown.functions.size() < function_fields_.size() ||
+      grown.applications.size() < application_fields_.size()) {
+    throw std::invalid_argument(
+        fmt::format("{}: the name tables may only grow", file_.final_path().string()));
+  }
+  // Only the new names are escaped; the writer keeps the escaped forms, not the originals.
+  auto tail = [](const std::vector<std::string>& all, std::size_t from) {
+    return std::vector<std::string>(all.begin() + static_cast<std::ptrdiff_t>(from), all.end());
+  };
+  for (auto& f : escaped(tail(grown.functions, function_fields_.size())))
+    function_fields_.push_back(std::move(f));
+  for (auto& a : escaped(tail(grown.applications, application_fields_.size())))
+    application_fields_.push_back(std::move(a));
+}
+
 void CsvRequestWriter::write(const RequestRecord& r) {
   if (closed_) {
     throw std::logic_error(fmt::format("{}: write() after close()", file_.final_path().string()));

@@ -181,12 +181,6 @@ Hdf5RequestWriter::Hdf5RequestWriter(std::filesystem::path path, NameTables name
     }
     values.reserve(chunk_rows);
   });
-
-  const Id names_group(check(H5Gcreate2(m.fid.get(), "names", H5P_DEFAULT, gcpl.get(), H5P_DEFAULT),
-                             p, "cannot create group names"),
-                       H5Gclose);
-  write_string_table(names_group.get(), "functions", m.names.functions, p);
-  write_string_table(names_group.get(), "applications", m.names.applications, p);
 }
 
 Hdf5RequestWriter::~Hdf5RequestWriter() {
@@ -216,6 +210,15 @@ void Hdf5RequestWriter::write(const RequestRecord& r) {
   }
 }
 
+void Hdf5RequestWriter::extend_names(const NameTables& grown) {
+  Impl& m = *impl_;
+  if (!extends(grown, m.names)) {
+    throw std::invalid_argument(
+        fmt::format("{}: the name tables may only grow", m.out_path().string()));
+  }
+  m.names = grown;
+}
+
 void Hdf5RequestWriter::close() {
   Impl& m = *impl_;
   if (m.closed) {
@@ -225,6 +228,13 @@ void Hdf5RequestWriter::close() {
   const h5::QuietErrors quiet;
   m.flush();
   write_scalar_attribute<std::uint64_t>(m.fid.get(), "records", m.flushed, m.out_path());
+  // Written last: the tables may have grown while the run discovered functions.
+  const Id gcpl = untimed_plist(H5P_GROUP_CREATE, m.out_path());
+  const Id names_group(check(H5Gcreate2(m.fid.get(), "names", H5P_DEFAULT, gcpl.get(), H5P_DEFAULT),
+                             m.out_path(), "cannot create group names"),
+                       H5Gclose);
+  write_string_table(names_group.get(), "functions", m.names.functions, m.out_path());
+  write_string_table(names_group.get(), "applications", m.names.applications, m.out_path());
   m.datasets.clear();
   m.requests_group.reset();
   check(m.fid.close(), m.out_path(), "cannot close the HDF5 file");

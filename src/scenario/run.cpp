@@ -191,7 +191,7 @@ RunResult run_scenario(const LoadedScenario& scenario, const Registry& registry,
   traces::MergedSource arrivals(make_sources(scenario, registry, sim, labels, options, horizon));
 
   // Names are complete once the merged source has read every source's first arrival.
-  const metrics::NameTables names{labels.functions(), labels.applications()};
+  metrics::NameTables names{labels.functions(), labels.applications()};
   std::unique_ptr<metrics::RequestWriter> writer;  // created once the platform is built
   metrics::SummaryBuilder summary(warmup);
 
@@ -204,7 +204,13 @@ RunResult run_scenario(const LoadedScenario& scenario, const Registry& registry,
   pctx.policies = &registry.policies();
   pctx.record = [&](const metrics::RequestRecord& r) {
     summary.add(r);
-    if (writer) writer->write(r);
+    if (!writer) return;
+    // Per-function traces name functions as they reach them: extend the writer's tables.
+    if (r.function >= names.functions.size() || r.application >= names.applications.size()) {
+      names = metrics::NameTables{labels.functions(), labels.applications()};
+      writer->extend_names(names);
+    }
+    writer->write(r);
   };
   auto platform = make_platform(scenario, registry, pctx);
 
@@ -249,7 +255,7 @@ RunResult run_scenario(const LoadedScenario& scenario, const Registry& registry,
   extra["requests_in_system_at_end"] = platform->requests_in_system();
 
   metrics::SummaryContext sctx;
-  sctx.names = names;
+  sctx.names = metrics::NameTables{labels.functions(), labels.applications()};  // complete now
   sctx.duration = sim.now();
   sctx.extra = std::move(extra);
   result.summary = summary.build(sctx);

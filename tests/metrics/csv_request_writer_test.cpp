@@ -94,5 +94,21 @@ TEST(CsvRequestWriter, UnknownNameIsAnErrorAndAbandonedFileVanishes) {
   EXPECT_TRUE(dir.entries().empty());
 }
 
+// Per-function traces name functions as the run reaches them: the tables grow after creation.
+TEST(CsvRequestWriter, NameTablesMayGrowButNotShrink) {
+  TempDir dir;
+  CsvRequestWriter w(dir / "requests.csv", NameTables{{"f0"}, {"a0"}});
+  auto r = ok_record();
+  r.function = 1;
+  r.application = 0;
+  EXPECT_THROW(w.write(r), std::invalid_argument);
+  w.extend_names(NameTables{{"f0", "f,1"}, {"a0"}});
+  w.write(r);
+  EXPECT_THROW(w.extend_names(NameTables{{}, {"a0"}}), std::invalid_argument);
+  w.close();
+  EXPECT_NE(slurp(dir / "requests.csv").find("\n7,\"f,1\",a0,strict,"), std::string::npos)
+      << slurp(dir / "requests.csv");
+}
+
 }  // namespace
 }  // namespace sim::metrics

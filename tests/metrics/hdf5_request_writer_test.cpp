@@ -136,5 +136,25 @@ TEST(ReadRequestsH5, ReportsTheFileAndTheProblem) {
   }
 }
 
+// The name tables are written at close(), so they may grow while the run discovers functions
+// (Azure per-function traces); they may not lose or reorder names.
+TEST(Hdf5RequestWriter, NameTablesMayGrowUntilClose) {
+  TempDir dir;
+  const auto records = random_records(20, 3, 2);
+  {
+    Hdf5RequestWriter w(dir / "grow.h5", NameTables{{"f0"}, {"a0"}}, 4);
+    const NameTables grown{{"f0", "f1", "f2"}, {"a0", "a1"}};
+    EXPECT_THROW(w.extend_names(NameTables{{"other", "f1", "f2"}, {"a0", "a1"}}),
+                 std::invalid_argument);
+    w.extend_names(grown);
+    for (const auto& r : records)
+      w.write(r);
+    w.close();
+  }
+  const auto file = read_requests_h5(dir / "grow.h5");
+  EXPECT_EQ(file.records, records);
+  EXPECT_EQ(file.names, (NameTables{{"f0", "f1", "f2"}, {"a0", "a1"}}));
+}
+
 }  // namespace
 }  // namespace sim::metrics

@@ -110,5 +110,41 @@ TEST_F(Run, InterruptedRunWritesPartialResults) {
                 s["requests_in_system_at_end"].get<std::uint64_t>());
 }
 
+// A trace that names functions row by row (here the third function first appears at 2 s, after
+// the writers were created) is written and summarised under every name; it once failed with
+// "function id 2 has no name" in the writers and the summary.
+TEST(RunNames, FunctionsFirstSeenLateInTheTraceAreNamed) {
+  TempDir dir{"run-late-names"};
+  const auto trace =
+      dir.write("t.csv", "time,fn\n0.1,f0\n0.5,f1\n1.0,f0\n2.0,f2\n2.5,f2\n3.0,f1\n");
+  for (const char* requests : {"csv", "hdf5", "none"}) {
+    const json doc = {{"name", std::string("late-") + requests},
+                      {"duration", "5s"},
+                      {"output", {{"requests", requests}}},
+                      {"workload", json::array({{{"type", "csv_timestamps"},
+                                                 {"file", trace.string()},
+                                                 {"header", "yes"},
+                                                 {"time_column", "time"},
+                                                 {"function_column", "fn"}}})},
+                      {"platform", {{"type", "fifo-gpu"}, {"gpus", 1}}}};
+    const auto file = dir.write(std::string("late-") + requests + ".json", doc.dump());
+    Registry registry;
+    register_builtin_components(registry);
+    RunOptions ro;
+    ro.out_dir = dir.path() / "out";
+    const auto r = run_scenario(load_scenario(file, registry, {}), registry, ro);
+    EXPECT_EQ(r.summary.at("per_function").size(), 3u) << requests;
+    EXPECT_TRUE(r.summary.at("per_function").contains("f2")) << requests;
+    if (std::string(requests) == "hdf5") {
+      const auto h5 = metrics::read_requests_h5(r.directory / "requests.h5");
+      EXPECT_EQ(h5.records.size(), 6u);
+      EXPECT_EQ(h5.names.functions.size(), 3u);
+    }
+    if (std::string(requests) == "csv") {
+      EXPECT_NE(read_file(r.directory / "requests.csv").find(",f2,"), std::string::npos);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace sim::scenario

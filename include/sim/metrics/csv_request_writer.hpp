@@ -29,6 +29,7 @@ class CsvRequestWriter final : public RequestWriter {
   CsvRequestWriter(std::filesystem::path path, NameTables names);
 
   void write(const RequestRecord& r) override;
+  void extend_names(const NameTables& grown) override;
   void close() override;
   [[nodiscard]] std::uint64_t records_written() const override { return written_; }
 

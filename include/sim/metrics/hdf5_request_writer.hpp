@@ -40,6 +40,8 @@ class Hdf5RequestWriter final : public RequestWriter {
   ~Hdf5RequestWriter() override;
 
   void write(const RequestRecord& r) override;
+  /// The name tables are written at close(), so they may grow until then.
+  void extend_names(const NameTables& grown) override;
   void close() override;
   [[nodiscard]] std::uint64_t records_written() const override;
 

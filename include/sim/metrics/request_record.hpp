@@ -65,6 +65,9 @@ struct NameTables {
   friend bool operator==(const NameTables&, const NameTables&) = default;
 };
 
+/// True if `grown` keeps every name of `current` at its index (it may add names after them).
+bool extends(const NameTables& grown, const NameTables& current);
+
 /// "strict" / "best_effort": the spelling used in every output file.
 std::string_view to_string(RequestClass c);
 /// "ok" / "slo_miss" / "dropped": the spelling used in every output file.

@@ -20,6 +20,10 @@ class RequestWriter {
   /// name tables, std::runtime_error naming the file on an I/O error, std::logic_error after
   /// close().
   virtual void write(const RequestRecord& r) = 0;
+  /// Replaces the name tables by `grown`, which keeps every current entry at its index and adds
+  /// names after them: workloads that discover functions as they read (Azure per-function
+  /// traces) name them after the writer was created. Throws std::invalid_argument otherwise.
+  virtual void extend_names(const NameTables& grown) = 0;
   /// Flushes what is buffered and renames the file into place. Throws std::runtime_error naming
   /// the file on failure; calling it twice is a std::logic_error.
   virtual void close() = 0;
