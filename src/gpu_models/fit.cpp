@@ -63,17 +63,43 @@ std::vector<std::string> split(const std::string& line, char sep) {
   return out;
 }
 
+// Measurement tables are small: a line or a file beyond these is not one (/dev/zero once made
+// `dcsim fit` read gigabytes looking for a header).
+constexpr std::size_t kMaxLineBytes = 1 << 16;
+constexpr std::size_t kMaxRows = 1'000'000;
+
+// getline that stops after `limit` + 1 bytes, so that a file without newlines cannot make the
+// line grow without bound; the caller rejects a line longer than `limit`.
+bool read_bounded_line(std::istream& in, std::string& line, std::size_t limit) {
+  line.clear();
+  char c = 0;
+  bool any = false;
+  while (in.get(c)) {
+    any = true;
+    if (c == '\n') return true;
+    line.push_back(c);
+    if (line.size() > limit) return true;
+  }
+  return any;
+}
+
 Csv read_csv(const std::filesystem::path& path, const std::vector<std::string>& required,
              std::size_t* header_line) {
+  if (std::filesystem::is_directory(path)) {
+    throw std::runtime_error(path.string() + ": this is a directory, not a CSV file");
+  }
   std::ifstream in(path);
   if (!in) throw std::runtime_error(path.string() + ": cannot open");
   Csv csv;
   csv.file = path.string();
   std::string line;
   std::size_t n = 0;
-  while (std::getline(in, line)) {
+  while (read_bounded_line(in, line, kMaxLineBytes)) {
     ++n;
-    if (line.size() > 1 << 20) csv.fail(n, "line too long");
+    if (line.size() > kMaxLineBytes) {
+      csv.fail(n, fmt::format("line longer than {} bytes: not a measurement table", kMaxLineBytes));
+    }
+    if (n > kMaxRows) csv.fail(n, fmt::format("more than {} lines", kMaxRows));
     const std::string t = trim(line);
     if (t.empty() || t[0] == '#') continue;
     auto cells = split(t, ',');

@@ -155,5 +155,14 @@ TEST(Fit, CsvErrorsNameFileAndLine) {
             "unknown fit kind 'linear' (expected gpu-linear, cpu-exp or mps-fbr)");
 }
 
+// A file without newlines (such as /dev/zero) is rejected after one bounded line instead of
+// being read whole looking for a header.
+TEST(Fit, OverlongLinesAreRejectedWithoutReadingOn) {
+  EXPECT_EQ(fit_error("gpu-linear", std::string(70000, 'x')),
+            "bad.csv:1: line longer than 65536 bytes: not a measurement table");
+  EXPECT_EQ(fit_error("gpu-linear", "batch,latency_s\n1,0.1\n2," + std::string(70000, '1')),
+            "bad.csv:3: line longer than 65536 bytes: not a measurement table");
+}
+
 }  // namespace
 }  // namespace sim::gpu
