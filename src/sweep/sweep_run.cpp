@@ -126,9 +126,9 @@ RunReport execute_run(const PlannedRun& run, const RunContext& context) {
       report.status = RunStatus::kInterrupted;
       return report;
     }
-    // Written last: its presence says every other file of the run is complete.
-    metrics::write_json_atomic(
-        dir / kRunRecordFile, json{{"scenario_hash", hash}, {"wall_seconds", result.wall_seconds}});
+    // Written last: its presence says every other file of the run is complete. No wall time
+    // in it, so that every file of a sweep is byte-identical from one execution to the next.
+    metrics::write_json_atomic(dir / kRunRecordFile, json{{"scenario_hash", hash}});
     report.summary = std::move(result.summary);
     report.status = RunStatus::kDone;
   } catch (const std::exception& e) {

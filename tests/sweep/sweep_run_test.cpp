@@ -42,8 +42,8 @@ TEST(SweepRun, OneAndTwoThreadsGiveByteIdenticalRuns) {
     ASSERT_EQ(r.status, RunStatus::kDone) << r.error;
   const auto a = tree(dir.path() / "j1");
   const auto b = tree(dir.path() / "j2");
-  // 8 runs x (summary, requests.h5, timeseries, scenario) + results + aggregate.
-  EXPECT_EQ(a.size(), 8U * 4U + 2U);
+  // 8 runs x (summary, requests.h5, timeseries, scenario, sweep-run) + results + aggregate.
+  EXPECT_EQ(a.size(), 8U * 5U + 2U);
   ASSERT_EQ(a.size(), b.size());
   for (const auto& [name, bytes] : a) {
     ASSERT_TRUE(b.count(name) == 1) << name;

@@ -21,12 +21,12 @@ namespace sim::sweep::testing {
 using test_support::read_file;
 using test_support::TempDir;
 
-/// Every regular file under `dir` (relative path -> bytes), leaving out sweep-run.json, whose
-/// wall time differs from one execution to the next by nature.
+/// Every regular file under `dir` (relative path -> bytes), the runs' sweep-run.json records
+/// included: they hold no wall time, so they too are byte-identical between executions.
 inline std::map<std::string, std::string> tree(const std::filesystem::path& dir) {
   std::map<std::string, std::string> files;
   for (const auto& e : std::filesystem::recursive_directory_iterator(dir)) {
-    if (!e.is_regular_file() || e.path().filename() == kRunRecordFile) continue;
+    if (!e.is_regular_file()) continue;
     files[std::filesystem::relative(e.path(), dir).string()] = read_file(e.path());
   }
   return files;
