@@ -39,9 +39,10 @@ std::string state_name(sweep::RunState s) {
   return "";
 }
 
-/// Lists the runs, each with its state on disk and the overrides of its axes.
-void print_dry_run(const sweep::Experiment& e, const sweep::Plan& plan,
-                   const sweep::RunContext& context, std::ostream& out) {
+/// Lists the runs, each with its state on disk and the overrides of its axes; returns how many
+/// are invalid.
+std::size_t print_dry_run(const sweep::Experiment& e, const sweep::Plan& plan,
+                          const sweep::RunContext& context, std::ostream& out) {
   out << fmt::format("experiment {}: {} combinations x {} seeds = {} runs", e.name,
                      plan.combinations, e.seeds.size(), plan.runs.size());
   if (plan.excluded > 0) out << fmt::format(" ({} more filtered out)", plan.excluded);
@@ -49,6 +50,7 @@ void print_dry_run(const sweep::Experiment& e, const sweep::Plan& plan,
   std::size_t width = 0;
   for (const auto& r : plan.runs)
     width = std::max(width, r.name.size());
+  std::size_t invalid = 0;
   for (const auto& r : plan.runs) {
     std::string state;
     try {
@@ -57,6 +59,7 @@ void print_dry_run(const sweep::Experiment& e, const sweep::Plan& plan,
           state_name(sweep::inspect_run(context.runs_dir / r.name, sweep::scenario_hash(resolved)));
     } catch (const std::exception& ex) {
       state = fmt::format("invalid: {}", ex.what());
+      ++invalid;
     }
     std::string sets;
     // The axes' overrides: after the experiment's own, before seed and name.
@@ -65,6 +68,7 @@ void print_dry_run(const sweep::Experiment& e, const sweep::Plan& plan,
       sets += " --set " + r.overrides[i].text;
     out << fmt::format("  {:<{}}  {:<18}{}\n", r.name, width, state, sets);
   }
+  return invalid;
 }
 
 }  // namespace
@@ -120,7 +124,12 @@ int sweep_command(const Args& args, std::ostream& out, std::ostream& err) {
   if (vm.count("dry-run") != 0) {
     const auto registry = builtin_registry();
     context.registry = &registry;
-    print_dry_run(experiment, plan, context, out);
+    // A dry run is a check: invalid runs make it fail, as they would fail the sweep.
+    const std::size_t invalid = print_dry_run(experiment, plan, context, out);
+    if (invalid > 0) {
+      err << fmt::format("dcsim sweep: {} of {} runs are invalid\n", invalid, plan.runs.size());
+      return kExitFailure;
+    }
     return kExitOk;
   }
 

@@ -342,6 +342,10 @@ Experiment parse_experiment(const json& doc, const fs::path& file) {
       if (!r || *r == 0) {
         d.error("/replications",
                 fmt::format("expected an integer >= 1, found {}", doc.at("replications").dump()));
+      } else if (*r > kMaxPlannedRuns) {
+        d.error("/replications", fmt::format("{} replications, more than the {} runs a sweep may "
+                                             "plan",
+                                             *r, kMaxPlannedRuns));
       } else {
         replications = *r;
       }

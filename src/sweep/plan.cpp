@@ -58,6 +58,17 @@ std::filesystem::path substitute_labels(const std::filesystem::path& file,
 }
 
 Plan expand(const Experiment& e) {
+  // Counted in floating point before anything is built: the product may overflow 64 bits.
+  double planned = static_cast<double>(e.seeds.size());
+  for (const auto& a : e.axes)
+    planned *= static_cast<double>(a.variants.size());
+  if (planned > static_cast<double>(kMaxPlannedRuns)) {
+    config::Diagnostics limit(e.file.string());
+    limit.error("/axes", fmt::format("{:.3g} runs (combinations x seeds, before filters), more "
+                                     "than the {} a sweep may plan; split the experiment",
+                                     planned, kMaxPlannedRuns));
+    limit.throw_if_errors();
+  }
   Plan plan;
   for (const auto& a : e.axes)
     plan.axes.push_back(a.name);

@@ -55,6 +55,33 @@ TEST(Experiment, ExpandsTheCartesianProductTimesTheSeeds) {
     EXPECT_EQ(plan.runs[i].index, i);
 }
 
+// The plan is held in memory, so its size is limited before anything is built: 1e30
+// combinations once ended in std::bad_alloc, 1e12 replications in an endless loop.
+TEST(Experiment, PlansBeyondTheRunLimitAreRejectedBeforeBuilding) {
+  EXPECT_NE(problems(R"({"scenario": "b.json", "replications": 1000000000000})")
+                .find("exp/grid.json: /replications: 1000000000000 replications, more than the "
+                      "100000 runs a sweep may plan"),
+            std::string::npos);
+  json many = json::parse(R"({"scenario": "b.json", "axes": []})");
+  for (int a = 0; a < 3; ++a) {
+    json values = json::array();
+    for (int v = 0; v < 100; ++v)
+      values.push_back(v);
+    many["axes"].push_back(
+        {{"name", "a" + std::to_string(a)}, {"set", "seed"}, {"values", values}});
+  }
+  try {
+    expand(parse(many.dump()));
+    ADD_FAILURE() << "1e6 runs were planned";
+  } catch (const config::ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "exp/grid.json: /axes: 1e+06 runs (combinations x seeds, before filters), more than "
+              "the 100000 a sweep may plan; split the experiment");
+  }
+  many["axes"].erase(2);
+  EXPECT_EQ(expand(parse(many.dump())).runs.size(), 10000u);
+}
+
 TEST(Experiment, OverridesComeInOrderBaseAxesSeedName) {
   const Plan plan = expand(parse(kGrid));
   const PlannedRun& r = plan.runs[3];  // load=100/s, policy=big, seed 8

@@ -44,9 +44,9 @@ finished=$(ls "$dir"/b/cli/runs/*/sweep-run.json 2>/dev/null | wc -l)
 "$dcsim" sweep "$dir/exp.json" -j 2 -o "$dir/b" > "$dir/b.log"
 grep -q "$finished up to date, 0 failed" "$dir/b.log" || fail "resume: $(cat "$dir/b.log")"
 
-# Same files, same bytes (the run records hold wall times and are left out).
-(cd "$dir/a/cli" && find . -type f ! -name sweep-run.json | sort) > "$dir/a.files"
-(cd "$dir/b/cli" && find . -type f ! -name sweep-run.json | sort) > "$dir/b.files"
+# Same files, same bytes, the run records included (they hold no wall time).
+(cd "$dir/a/cli" && find . -type f | sort) > "$dir/a.files"
+(cd "$dir/b/cli" && find . -type f | sort) > "$dir/b.files"
 diff "$dir/a.files" "$dir/b.files" || fail "the resumed sweep has other files"
 while read -r f; do
   cmp -s "$dir/a/cli/$f" "$dir/b/cli/$f" || fail "$f differs after resuming"
@@ -58,4 +58,10 @@ grep -q "0 ran, 4 up to date" "$dir/c.log" || fail "$(cat "$dir/c.log")"
 # An override from the command line changes every run's scenario: all are stale.
 stale=$("$dcsim" sweep "$dir/exp.json" --dry-run --set warmup=2s -o "$dir/b" | grep -c "to redo (stale)")
 [ "$stale" -eq 4 ] || fail "--set made $stale of 4 runs stale"
+# A dry run whose runs are invalid fails, as the sweep would.
+if "$dcsim" sweep "$dir/exp.json" --dry-run --set 'platform.functions.0.max_batch="x"' \
+  -o "$dir/b" > "$dir/d.log" 2>&1; then
+  fail "a dry run of invalid runs exited 0: $(cat "$dir/d.log")"
+fi
+grep -q "4 of 4 runs are invalid" "$dir/d.log" || fail "$(cat "$dir/d.log")"
 echo "sweep.cli: ok"

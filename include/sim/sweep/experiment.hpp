@@ -49,6 +49,11 @@ struct Filter {
   std::vector<std::pair<std::string, std::vector<std::string>>> labels;  // axis -> labels
 };
 
+/// Most runs one sweep may plan (combinations x seeds, before filters). The plan is held in
+/// memory (~3 KB a run), and a sweep beyond this is better split; 1e30 combinations once ended
+/// in a bare std::bad_alloc.
+inline constexpr std::uint64_t kMaxPlannedRuns = 100'000;
+
 struct Experiment {
   std::filesystem::path file;
   std::string name;
