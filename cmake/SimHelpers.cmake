@@ -9,7 +9,12 @@ function(sim_set_warnings target)
 endfunction()
 
 function(sim_set_sanitizers target)
-  if(SIM_SANITIZE)
+  if(SIM_FUZZ)
+    # Libraries get coverage instrumentation without libFuzzer's main; fuzz/ links it.
+    target_compile_options(${target} PRIVATE -fsanitize=fuzzer-no-link,address,undefined
+                                             -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+    target_link_options(${target} PRIVATE -fsanitize=address,undefined)
+  elseif(SIM_SANITIZE)
     target_compile_options(${target} PRIVATE -fsanitize=address,undefined -fno-omit-frame-pointer
                                              -fno-sanitize-recover=undefined)
     target_link_options(${target} PRIVATE -fsanitize=address,undefined)

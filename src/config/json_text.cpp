@@ -41,11 +41,11 @@ template <class Json>
 class StrictDomBuilder {
  public:
   using json = Json;
-  using number_integer_t = json::number_integer_t;
-  using number_unsigned_t = json::number_unsigned_t;
-  using number_float_t = json::number_float_t;
-  using string_t = json::string_t;
-  using binary_t = json::binary_t;
+  using number_integer_t = typename json::number_integer_t;
+  using number_unsigned_t = typename json::number_unsigned_t;
+  using number_float_t = typename json::number_float_t;
+  using string_t = typename json::string_t;
+  using binary_t = typename json::binary_t;
 
   StrictDomBuilder(std::string_view text, const std::string& file) : text_(text), file_(file) {}
 
@@ -74,7 +74,7 @@ class StrictDomBuilder {
   }
 
   bool parse_error(std::size_t position, const std::string& /*last_token*/,
-                   const json::exception& ex) {
+                   const typename json::exception& ex) {
     const auto [line, column] = line_and_column(text_, position == 0 ? 0 : position - 1);
     fail(file_, fmt::format("line {}, column {}", line, column),
          "invalid JSON: " + explanation(ex.what()));
