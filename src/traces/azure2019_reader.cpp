@@ -54,6 +54,13 @@ Layout parse_header(TextReader& in, std::vector<std::string>& fields) {
       }
       previous_minute = m;
       ++l.minutes;
+    } else if (previous_minute) {
+      // Past the first minute column every column is a minute: a damaged name ("14x0") would
+      // otherwise drop its column silently.
+      throw TraceError(in.path(), 1,
+                       "minute columns must be consecutive: expected minute " +
+                           std::to_string(*previous_minute + 1) + " in column " +
+                           std::to_string(i + 1) + ", found \"" + f + "\"");
     }
   }
   if (!function_col) {

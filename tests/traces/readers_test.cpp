@@ -122,6 +122,12 @@ TEST(Azure2019, BadInputNamesFileAndLine) {
   EXPECT_EQ(
       error_of([&] { open_azure2019(gap, {}); }),
       gap + ":1: minute columns must be consecutive: expected minute 2 in column 3, found \"3\"");
+  // A damaged last minute name once dropped its column silently.
+  const std::string damaged = dir.write("f.csv", "HashFunction,1,2,3x\nf,1,2,3\n");
+  EXPECT_EQ(error_of([&] { open_azure2019(damaged, {}); }),
+            damaged +
+                ":1: minute columns must be consecutive: expected minute 3 in column 4, found "
+                "\"3x\"");
 }
 
 TEST(Azure2019, LenientModeSkipsAndCountsBadRows) {
