@@ -143,6 +143,18 @@ std::optional<gpu::ModelCatalog> load_catalog(const RunOptions& options) {
   return catalog;
 }
 
+/// What a platform is built with; the caller sets where records go.
+platform::PlatformContext platform_context(Simulation& sim, const traces::WorkloadLabels& labels,
+                                           const std::optional<gpu::ModelCatalog>& catalog,
+                                           const Registry& registry) {
+  platform::PlatformContext pctx;
+  pctx.sim = &sim;
+  pctx.labels = &labels;
+  pctx.catalog = catalog ? &*catalog : nullptr;
+  pctx.policies = &registry.policies();
+  return pctx;
+}
+
 std::unique_ptr<platform::Platform> make_platform(const LoadedScenario& scenario,
                                                   const Registry& registry,
                                                   const platform::PlatformContext& pctx) {
@@ -164,11 +176,7 @@ void check_scenario(const LoadedScenario& scenario, const Registry& registry,
   const traces::MergedSource arrivals(make_sources(scenario, registry, sim, labels, options,
                                                    config::get_duration(doc, "duration")));
   const auto catalog = load_catalog(options);
-  platform::PlatformContext pctx;
-  pctx.sim = &sim;
-  pctx.labels = &labels;
-  pctx.catalog = catalog ? &*catalog : nullptr;
-  pctx.policies = &registry.policies();
+  auto pctx = platform_context(sim, labels, catalog, registry);
   pctx.record = [](const metrics::RequestRecord&) {};
   const auto platform = make_platform(scenario, registry, pctx);
 }
@@ -197,11 +205,7 @@ RunResult run_scenario(const LoadedScenario& scenario, const Registry& registry,
 
   const auto catalog = load_catalog(options);
 
-  platform::PlatformContext pctx;
-  pctx.sim = &sim;
-  pctx.labels = &labels;
-  pctx.catalog = catalog ? &*catalog : nullptr;
-  pctx.policies = &registry.policies();
+  auto pctx = platform_context(sim, labels, catalog, registry);
   pctx.record = [&](const metrics::RequestRecord& r) {
     summary.add(r);
     if (!writer) return;
