@@ -2,9 +2,13 @@
 //
 //   bench_flow_mixes generate MIX N OUT.csv [SEED]
 //       writes the first N flows of MIX (cloud, busy, storm) as a `dcsim flows` input.
-//   bench_flow_mixes run MIX N [SEED] [--finish OUT.csv]
+//   bench_flow_mixes run MIX N [SEED] [--finish OUT.csv] [--one-by-one]
 //       runs them in this process on dcsim's FlowNetwork, generating flows as they start (memory
-//       follows the flows in flight, not N); prints CPU time, flows in flight and peak RSS.
+//       follows the flows in flight, not N); prints CPU time, flows in flight and peak RSS. A
+//       burst's flows start in one BatchUpdate, or each with its own recomputation
+//       (--one-by-one). --finish writes id,finish_s of every flow.
+//   bench_flow_mixes flows --topology T.json --flows F.csv --out OUT.csv
+//       what `dcsim flows` does (run_flows_tool), without the rest of the CLI.
 //   bench_flow_mixes compare MIX N --dcsim PATH [--dcsim-before PATH] [--simgrid PATH]
 //                    [--repeat R] [--dir DIR] [SEED]
 //       writes the flow set to DIR, runs each program R times as its own process on it (CPU time
@@ -70,14 +74,18 @@ int cmd_generate(const std::vector<std::string>& args) {
 int cmd_run(const std::vector<std::string>& args) {
   std::vector<std::string> pos;
   std::optional<std::string> finish_path;
+  bool one_by_one = false;  // start a burst's flows one recomputation each (no BatchUpdate)
   for (std::size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--finish" && i + 1 < args.size()) {
       finish_path = args[++i];
+    } else if (args[i] == "--one-by-one") {
+      one_by_one = true;
     } else {
       pos.push_back(args[i]);
     }
   }
-  if (pos.size() < 2) throw std::invalid_argument("run: expected MIX N [SEED] [--finish F]");
+  if (pos.size() < 2)
+    throw std::invalid_argument("run: expected MIX N [SEED] [--finish F] [--one-by-one]");
   const bench::FlowMix mix = bench::parse_flow_mix(pos[0]);
   const std::uint64_t total = std::stoull(pos[1]);
   const std::uint64_t seed = pos.size() > 2 ? std::stoull(pos[2]) : kDefaultSeed;
@@ -85,7 +93,7 @@ int cmd_run(const std::vector<std::string>& args) {
   std::ofstream finish_out;
   if (finish_path) {
     finish_out.open(*finish_path);
-    finish_out << "id,finish_ns\n";
+    finish_out << "id,finish_s\n";
   }
 
   const double cpu0 = process_cpu_seconds();
@@ -101,7 +109,8 @@ int cmd_run(const std::vector<std::string>& args) {
   std::int64_t last_finish_ns = 0;
   std::function<void()> arrive = [&] {
     {
-      const net::FlowNetwork::BatchUpdate batch(network);
+      std::optional<net::FlowNetwork::BatchUpdate> batch;
+      if (!one_by_one) batch.emplace(network);
       while (started < total && pending.start == sim.now()) {
         const std::uint64_t id = pending.id;
         net::FlowOptions options;
@@ -111,7 +120,7 @@ int cmd_run(const std::vector<std::string>& args) {
             [&, id] {
               ++finished;
               last_finish_ns = sim.now().ns();
-              if (finish_path) finish_out << id << ',' << sim.now().ns() << '\n';
+              if (finish_path) finish_out << fmt::format("{},{}\n", id, sim.now().to_seconds());
             },
             options);
         ++started;
@@ -316,6 +325,27 @@ int cmd_compare(const std::vector<std::string>& args) {
 
 }  // namespace
 
+// Same arguments as `dcsim flows`, so that `compare` can time either program.
+int cmd_flows(const std::vector<std::string>& args) {
+  std::string topology;
+  std::string flows;
+  std::string out;
+  for (std::size_t i = 0; i + 1 < args.size(); i += 2) {
+    if (args[i] == "--topology") {
+      topology = args[i + 1];
+    } else if (args[i] == "--flows") {
+      flows = args[i + 1];
+    } else if (args[i] == "--out") {
+      out = args[i + 1];
+    }
+  }
+  if (topology.empty() || flows.empty() || out.empty()) {
+    throw std::invalid_argument("flows: expected --topology T.json --flows F.csv --out OUT.csv");
+  }
+  net::run_flows_tool(topology, flows, out);
+  return 0;
+}
+
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   try {
@@ -325,6 +355,7 @@ int main(int argc, char** argv) {
     if (cmd == "generate") return cmd_generate(args);
     if (cmd == "run") return cmd_run(args);
     if (cmd == "compare") return cmd_compare(args);
+    if (cmd == "flows") return cmd_flows(args);
     throw std::invalid_argument("expected generate, run or compare, found " + cmd);
   } catch (const std::exception& e) {
     std::cerr << "bench_flow_mixes: " << e.what() << '\n';

@@ -18,6 +18,8 @@
 //    SimGrid holds a flow's bandwidth back until its latency has elapsed, dcsim starts it at once
 //    and delivers the last byte one route latency after the fluid end (docs/network.md "Timing").
 //  - The per-flow cap of the end hosts (dcsim's host_flow_cap) is the comm's rate bound.
+#include <fmt/format.h>
+
 #include <simgrid/s4u.hpp>
 
 #include <algorithm>
@@ -52,12 +54,22 @@ struct Prepared {
 }  // namespace
 
 int main(int argc, char** argv) {
-  s4u::Engine::set_config("network/model:CM02");
-  s4u::Engine::set_config("network/optim:Full");
-  s4u::Engine::set_config("network/crosstraffic:0");
-  s4u::Engine::set_config("network/weight-S:0");
-  s4u::Engine::set_config("network/TCP-gamma:0");
-  s4u::Engine engine(&argc, argv);  // consumes --cfg=... arguments
+  // Defaults first, so that --cfg options on the command line override them.
+  std::vector<std::string> arg_strings{argv[0],
+                                       "--cfg=network/model:CM02",
+                                       "--cfg=network/optim:Full",
+                                       "--cfg=network/crosstraffic:0",
+                                       "--cfg=network/weight-S:0",
+                                       "--cfg=network/TCP-gamma:0"};
+  for (int i = 1; i < argc; ++i)
+    arg_strings.emplace_back(argv[i]);
+  std::vector<char*> args;
+  for (auto& a : arg_strings)
+    args.push_back(a.data());
+  args.push_back(nullptr);
+  argc = static_cast<int>(arg_strings.size());
+  argv = args.data();
+  s4u::Engine engine(&argc, argv);  // consumes the --cfg=... arguments
   if (argc != 4) {
     std::cerr << "usage: simgrid_flows TOPOLOGY.json FLOWS.csv OUT.csv [--cfg=name:value ...]\n";
     return 2;
