@@ -17,7 +17,9 @@
 //  - Links have zero latency and the dcsim route latency is added to SimGrid's finish time:
 //    SimGrid holds a flow's bandwidth back until its latency has elapsed, dcsim starts it at once
 //    and delivers the last byte one route latency after the fluid end (docs/network.md "Timing").
-//  - The per-flow cap of the end hosts (dcsim's host_flow_cap) is the comm's rate bound.
+//  - The per-flow cap of the end hosts (dcsim's host_flow_cap) is a FATPIPE link on the route
+//    (it limits every flow crossing it to its bandwidth without sharing). Comm::set_rate() is
+//    not used: on host-to-host comms (sendto) SimGrid 3.32 did not apply it in our runs.
 #include <fmt/format.h>
 
 #include <simgrid/s4u.hpp>
@@ -46,7 +48,6 @@ struct Prepared {
   s4u::Host* dst = nullptr;
   double bytes = 0.0;
   double start_s = 0.0;
-  double rate_cap = -1.0;  // bytes/s; -1: none (SimGrid's convention)
   double latency_s = 0.0;
   double finish_s = 0.0;
 };
@@ -102,6 +103,7 @@ int main(int argc, char** argv) {
     return it->second;
   };
   std::map<std::tuple<NodeId, NodeId, NodeId>, bool> routed;
+  std::map<double, s4u::Link*> cap_links;  // per-flow cap (bit/s) -> its FATPIPE link
   std::vector<Prepared> flows(specs.size());
   for (std::size_t i = 0; i < specs.size(); ++i) {
     const sim::net::FlowSpec& f = specs[i];
@@ -121,13 +123,22 @@ int main(int argc, char** argv) {
       std::vector<s4u::LinkInRoute> path;
       for (const sim::net::ChannelId c : r.channels)
         path.emplace_back(links[c]);
+      double cap = std::numeric_limits<double>::infinity();
+      for (const NodeId n : {f.src, f.dst}) {
+        if (const auto& c = topology.node(n).flow_cap_bps) cap = std::min(cap, *c);
+      }
+      if (std::isfinite(cap)) {
+        auto [it, fresh] = cap_links.try_emplace(cap, nullptr);
+        if (fresh) {
+          it->second = zone->create_link(fmt::format("cap{}", cap_links.size()), cap / 8.0)
+                           ->set_sharing_policy(s4u::Link::SharingPolicy::FATPIPE)
+                           ->set_latency(0.0)
+                           ->seal();
+        }
+        path.emplace_back(it->second);
+      }
       zone->add_route(p.src->get_netpoint(), p.dst->get_netpoint(), nullptr, nullptr, path, false);
     }
-    double cap = std::numeric_limits<double>::infinity();
-    for (const NodeId n : {f.src, f.dst}) {
-      if (const auto& c = topology.node(n).flow_cap_bps) cap = std::min(cap, *c);
-    }
-    if (std::isfinite(cap)) p.rate_cap = cap / 8.0;
     p.bytes = f.bytes;
     p.start_s = f.start.to_seconds();
     p.latency_s = r.latency.to_seconds();
@@ -146,10 +157,8 @@ int main(int argc, char** argv) {
     for (const std::size_t i : order) {
       Prepared& p = flows[i];
       s4u::this_actor::sleep_until(p.start_s);
-      s4u::CommPtr comm = s4u::Comm::sendto_init(p.src, p.dst);
-      comm->set_payload_size(static_cast<std::uint64_t>(std::llround(p.bytes)));
-      if (p.rate_cap > 0.0) comm->set_rate(p.rate_cap);
-      comm->start();
+      s4u::CommPtr comm =
+          s4u::Comm::sendto_async(p.src, p.dst, static_cast<std::uint64_t>(std::llround(p.bytes)));
       pending.emplace_back(i, std::move(comm));
     }
     for (auto& [i, comm] : pending) {
