@@ -18,8 +18,10 @@
 //    SimGrid holds a flow's bandwidth back until its latency has elapsed, dcsim starts it at once
 //    and delivers the last byte one route latency after the fluid end (docs/network.md "Timing").
 //  - The per-flow cap of the end hosts (dcsim's host_flow_cap) is a FATPIPE link on the route
-//    (it limits every flow crossing it to its bandwidth without sharing). Comm::set_rate() is
-//    not used: on host-to-host comms (sendto) SimGrid 3.32 did not apply it in our runs.
+//    (it limits every flow crossing it to its bandwidth without sharing), one per route: a
+//    single cap link shared by all routes would join every flow into one component of SimGrid's
+//    solver and defeat its partial updates. Comm::set_rate() is not used: on host-to-host comms
+//    (sendto) SimGrid 3.32 did not apply it in our runs.
 #include <fmt/format.h>
 
 #include <simgrid/s4u.hpp>
@@ -103,7 +105,7 @@ int main(int argc, char** argv) {
     return it->second;
   };
   std::map<std::tuple<NodeId, NodeId, NodeId>, bool> routed;
-  std::map<double, s4u::Link*> cap_links;  // per-flow cap (bit/s) -> its FATPIPE link
+  std::size_t cap_links = 0;
   std::vector<Prepared> flows(specs.size());
   for (std::size_t i = 0; i < specs.size(); ++i) {
     const sim::net::FlowSpec& f = specs[i];
@@ -128,14 +130,10 @@ int main(int argc, char** argv) {
         if (const auto& c = topology.node(n).flow_cap_bps) cap = std::min(cap, *c);
       }
       if (std::isfinite(cap)) {
-        auto [it, fresh] = cap_links.try_emplace(cap, nullptr);
-        if (fresh) {
-          it->second = zone->create_link(fmt::format("cap{}", cap_links.size()), cap / 8.0)
-                           ->set_sharing_policy(s4u::Link::SharingPolicy::FATPIPE)
-                           ->set_latency(0.0)
-                           ->seal();
-        }
-        path.emplace_back(it->second);
+        path.emplace_back(zone->create_link(fmt::format("cap{}", ++cap_links), cap / 8.0)
+                              ->set_sharing_policy(s4u::Link::SharingPolicy::FATPIPE)
+                              ->set_latency(0.0)
+                              ->seal());
       }
       zone->add_route(p.src->get_netpoint(), p.dst->get_netpoint(), nullptr, nullptr, path, false);
     }
