@@ -54,6 +54,9 @@ constexpr double kSameRate = 1e-12;
 constexpr double kCutMargin = 1.0 - 1e-9;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
+// A channel's entry for a flow attached but not yet solved (a new flow): above every threshold,
+// so the search always takes it in, and never counted in a held load.
+constexpr double kUnsolved = kInf;
 
 void check_bytes(double bytes) {
   if (!std::isfinite(bytes) || bytes < 0.0) {
@@ -167,10 +170,11 @@ FlowHandle FlowNetwork::launch(Route route, std::vector<Time> delivery_latency, 
   attach(slot);
   if (batch_depth_ > 0) {
     mark_dirty(slot);
+    batch_added_.push_back(slot);
     return handle;
   }
-  const double level = arrival_level(slot);
-  resolve(h.channels, h.channel_count, level * kCutMargin, slot, true);
+  const double level = arrival_level(h.channels, h.channel_count);
+  resolve(h.channels, h.channel_count, level * kCutMargin, &slot, 1, true);
   return handle;
 }
 
@@ -245,13 +249,24 @@ void FlowNetwork::begin_batch() {
 
 void FlowNetwork::end_batch() {
   if (batch_depth_ == 0) throw std::logic_error("FlowNetwork::end_batch: no batch is open");
-  if (--batch_depth_ > 0 || dirty_.empty()) return;
-  // Every flow of the changed components is re-solved (threshold -inf): the level cut is only
-  // known for a single change.
-  resolve(dirty_.data(), dirty_.size(), -kInf, kNone, false);
-  for (const ChannelId c : dirty_)
-    channels_[c].dirty = false;
+  if (--batch_depth_ > 0) return;
+  if (!dirty_.empty()) {
+    if (batch_departures_ == 0) {
+      // Only starts (e.g. a burst of cold-start downloads): the level cut holds for all of them
+      // together (arrival_level), and the pruned, verified solve applies as for one start.
+      const double level = arrival_level(dirty_.data(), dirty_.size());
+      resolve(dirty_.data(), dirty_.size(), level * kCutMargin, batch_added_.data(),
+              batch_added_.size(), true);
+    } else {
+      // With departures every flow of the changed components is re-solved (threshold -inf).
+      resolve(dirty_.data(), dirty_.size(), -kInf, nullptr, 0, false);
+    }
+    for (const ChannelId c : dirty_)
+      channels_[c].dirty = false;
+  }
   dirty_.clear();
+  batch_added_.clear();
+  batch_departures_ = 0;
 }
 
 void FlowNetwork::check_batch_time() const {
@@ -281,7 +296,7 @@ void FlowNetwork::attach(std::uint32_t slot) {
     Channel& ch = channels_[f.route.channels[i]];
     f.pos[i] = static_cast<std::uint32_t>(ch.flows.size());
     ch.flows.push_back(slot);
-    ch.rates.push_back(hot_[slot].rate);
+    ch.rates.push_back(kUnsolved);
   }
 }
 
@@ -317,9 +332,10 @@ void FlowNetwork::depart(std::uint32_t slot) {
   h.rate = 0.0;
   if (batch_depth_ > 0) {
     mark_dirty(slot);
+    ++batch_departures_;
     return;
   }
-  resolve(h.channels, h.channel_count, level * kCutMargin, kNone, true);
+  resolve(h.channels, h.channel_count, level * kCutMargin, nullptr, 0, true);
 }
 
 void FlowNetwork::set_load(std::uint32_t channel, double load) {
@@ -418,24 +434,27 @@ void FlowNetwork::release(std::uint32_t slot) {
   free_slots_.push_back(slot);
 }
 
-double FlowNetwork::arrival_level(std::uint32_t slot) {
-  const FlowHot& f = hot_[slot];
+double FlowNetwork::arrival_level(const ChannelId* channels, std::size_t count) {
   double level = kInf;
-  for (std::uint32_t i = 0; i < f.channel_count; ++i) {
-    const ChannelId c = f.channels[i];
-    if (std::find(f.channels, f.channels + i, c) != f.channels + i) continue;  // seen (chains)
+  for (std::size_t i = 0; i < count; ++i) {
+    const ChannelId c = channels[i];
+    if (std::find(channels, channels + i, c) != channels + i) continue;  // seen (chains)
     // Water-filling on one channel with every flow at its final rate: the others at their
-    // rates, the new flow (m crossings) at its cap. The channel saturates at the level x that
-    // solves sum_g min(r_g, x) + m min(x, cap) = capacity, or never if everything fits. The
-    // capacity is taken a little low so that rounding can only make the level lower (safe).
+    // rates, each new flow (marked kUnsolved, one entry per crossing) at its cap. The channel
+    // saturates at the level x that solves sum_g min(r_g, x) + sum_new min(x, cap) = capacity,
+    // or never if everything fits. With several new flows (a batch of starts) the first level
+    // at which the new filling differs from the old is still the lowest such x over the
+    // changed channels: below it every channel's usage is what it was. The capacity is taken a
+    // little low so that rounding can only make the level lower (safe).
     const Channel& ch = channels_[c];
     level_scratch_.clear();
-    double rising = 0.0;  // crossings that never stop rising here (an uncapped new flow)
+    double rising = 0.0;  // crossings that never stop rising here (uncapped new flows)
     for (std::size_t k = 0; k < ch.flows.size(); ++k) {
-      if (ch.flows[k] != slot) {
-        level_scratch_.push_back(ch.rates[k]);
-      } else if (std::isfinite(f.cap)) {
-        level_scratch_.push_back(f.cap);
+      const double r = ch.rates[k];
+      if (r != kUnsolved) {
+        level_scratch_.push_back(r);
+      } else if (const double cap = hot_[ch.flows[k]].cap; std::isfinite(cap)) {
+        level_scratch_.push_back(cap);
       } else {
         rising += 1.0;
       }
@@ -464,15 +483,16 @@ double FlowNetwork::departure_level(std::uint32_t slot) const {
     // at the highest rate on it: the rate of the flows it froze.
     if (ch.load < ch.capacity * kCutMargin) continue;
     double highest = 0.0;
-    for (const double r : ch.rates)
-      highest = std::max(highest, r);
+    for (const double r : ch.rates) {
+      if (r != kUnsolved) highest = std::max(highest, r);
+    }
     level = std::min(level, highest);
   }
   return level;
 }
 
 void FlowNetwork::resolve(const ChannelId* seeds, std::size_t seed_count, double threshold,
-                          std::uint32_t added, bool prune) {
+                          const std::uint32_t* added, std::size_t added_count, bool prune) {
   ++stats_.recomputations;
   ++resolve_id_;
   for (;;) {
@@ -482,10 +502,12 @@ void FlowNetwork::resolve(const ChannelId* seeds, std::size_t seed_count, double
     locals_.clear();
     members_.clear();
     boundary_.clear();
-    added_ = added;
-    if (added != kNone) {
-      hot_[added].mark = epoch_;
-      set_.push_back(added);
+    // New flows join whatever their channels' state (their kUnsolved entries are above any
+    // threshold, so the search also takes them in from every channel it visits).
+    for (std::size_t i = 0; i < added_count; ++i) {
+      if (hot_[added[i]].mark == epoch_) continue;
+      hot_[added[i]].mark = epoch_;
+      set_.push_back(added[i]);
     }
     for (std::size_t i = 0; i < seed_count; ++i)
       visit(seeds[i], threshold, prune);
@@ -555,7 +577,7 @@ void FlowNetwork::visit(ChannelId c, double threshold, bool prune) {
   for (std::size_t k = 0; k < ch.flows.size(); ++k) {
     const double r = ch.rates[k];
     const std::uint32_t g = ch.flows[k];
-    if (!(r >= threshold) && g != added_) {
+    if (!(r >= threshold)) {
       outside += r;
       outside_max = std::max(outside_max, r);
       continue;
@@ -584,8 +606,8 @@ void FlowNetwork::visit_boundary(ChannelId c, double threshold) {
   for (std::size_t k = 0; k < ch.flows.size(); ++k) {
     const std::uint32_t g = ch.flows[k];
     const double r = ch.rates[k];
-    // Only the added flow and flows at or above the threshold can be in the set.
-    if ((!(r >= threshold) && g != added_) || hot_[g].mark != epoch_) {
+    // Only new flows (kUnsolved) and flows at or above the threshold can be in the set.
+    if (!(r >= threshold) || hot_[g].mark != epoch_) {
       outside += r;
       continue;
     }

@@ -208,13 +208,13 @@ class FlowNetwork {
   /// Levels of progressive filling below which a change alters nothing (docs/network.md "Rate
   /// allocation"): flows with lower rates keep them. +inf when nothing but the flow itself
   /// changes. arrival_level: `slot` is attached, not yet solved; departure_level: still attached.
-  [[nodiscard]] double arrival_level(std::uint32_t slot);
+  [[nodiscard]] double arrival_level(const ChannelId* channels, std::size_t count);
   [[nodiscard]] double departure_level(std::uint32_t slot) const;
-  /// Re-solves the flows with rate >= threshold connected to the seed channels (plus `added`),
-  /// with every other flow held at its rate, and commits the changed rates.
-  /// `prune`: stop the search at unsaturated channels and verify afterwards (off for batches).
+  /// Re-solves the flows with rate >= threshold connected to the seed channels (plus the new
+  /// flows `added`), with every other flow held at its rate, and commits the changed rates.
+  /// `prune`: stop the search at unsaturated channels and verify afterwards.
   void resolve(const ChannelId* seeds, std::size_t seed_count, double threshold,
-               std::uint32_t added, bool prune);
+               const std::uint32_t* added, std::size_t added_count, bool prune);
   void visit(ChannelId c, double threshold, bool prune);
   void visit_boundary(ChannelId c, double threshold);
   [[nodiscard]] bool boundary_holds(bool& prune);
@@ -235,7 +235,9 @@ class FlowNetwork {
   // Batching.
   int batch_depth_ = 0;
   Time batch_time_;
-  std::vector<ChannelId> dirty_;  ///< channels whose membership changed inside the batch
+  std::vector<ChannelId> dirty_;            ///< channels whose membership changed inside the batch
+  std::vector<std::uint32_t> batch_added_;  ///< flows started inside the batch (with links)
+  std::size_t batch_departures_ = 0;        ///< finishes and cancels inside the batch
 
   // Solver scratch (kept to avoid reallocating on every event).
   std::uint64_t epoch_ = 0;          ///< one per solve pass
@@ -243,7 +245,6 @@ class FlowNetwork {
   std::vector<ChannelId> boundary_;  ///< unsaturated channels reached, not expanded
   std::vector<std::uint32_t> set_;   ///< the flows being re-solved (slots), in visit order
   std::size_t expanded_ = 0;         ///< set_[0, expanded_) have had their channels visited
-  std::uint32_t added_ = 0;  ///< the flow being added (re-solved whatever its rate), or none
   struct Local {
     ChannelId channel;
     double outside;        ///< load of the flows not being re-solved (held at their rates)
