@@ -90,11 +90,13 @@ class FlowNetwork {
   /// Groups starts and cancels made at one simulated time into one recomputation (for example
   /// to put 1e5 flows in flight at once). While a batch is open, new flows are attached with
   /// rate 0 and no completion event, and cancelled flows are detached, but no rate changes;
-  /// closing the outermost batch re-solves every connected component that changed, once. The
-  /// result is the allocation the same starts and cancels give one by one (max-min fairness
-  /// depends only on the final set of flows), though a flow's rate is only observable once the
-  /// batch is closed. Batches nest. Starting or cancelling after simulated time moved on since
-  /// the batch opened throws std::logic_error (rates must not stay stale while time passes).
+  /// closing the outermost batch recomputes once: a batch of starts only like one start (level
+  /// cut and pruned search, docs/network.md "Batches"), a batch with finishes or cancels by
+  /// re-solving every connected component that changed. The result is the allocation the same
+  /// starts and cancels give one by one (max-min fairness depends only on the final set of flows),
+  /// though a flow's rate is only observable once the batch is closed. Batches nest. Starting or
+  /// cancelling after simulated time moved on since the batch opened throws std::logic_error (rates
+  /// must not stay stale while time passes).
   class BatchUpdate {
    public:
     explicit BatchUpdate(FlowNetwork& net) : net_(net) { net_.begin_batch(); }
