@@ -1,5 +1,5 @@
-// MPS re-evaluation cost (Protean eq. 1): every arrival or departure that changes the slowdown
-// factor re-issues the completion events of all co-runners, so the cost per job grows with the
+// MPS re-evaluation cost (sharing_model.hpp): every arrival or departure that changes a
+// co-runner's rate re-issues its completion event, so the cost per job grows with the
 // number of co-runners. Each iteration keeps N jobs co-located on one A100 (a finished job is
 // immediately replaced) and runs 10,000 job completions.
 
@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-#include "sim/gpu_models/mps_unit.hpp"
+#include "sim/gpu_models/shared_unit.hpp"
 
 namespace {
 
@@ -15,6 +15,7 @@ sim::gpu::GpuType a100() {
   sim::gpu::GpuType g;
   g.name = "A100-40GB";
   g.memory_gb = 40;
+  g.memory_slices = 8;
   return g;
 }
 
@@ -22,9 +23,10 @@ sim::gpu::ModelProfile model(int i) {
   sim::gpu::ModelProfile m;
   m.name = "m" + std::to_string(i);
   sim::gpu::GpuProfile g;
-  g.xi1_s.value = 0.0;
+  g.xi1_s.value = 0.0004;
   g.xi2_s.value = 0.050 + 0.010 * (i % 7);  // different solo times so departures interleave
   g.fbr = sim::gpu::Sourced<double>{0.15 + 0.05 * (i % 5), {}};
+  g.rdf = {{"7g.40gb", 1.0}};
   m.gpu = g;
   return m;
 }
@@ -39,7 +41,7 @@ void BM_MpsCoRunners(benchmark::State& state) {
   std::uint64_t events = 0;
   for (auto _ : state) {
     sim::Simulation sim;
-    sim::gpu::MpsUnit unit(sim, "gpu", gpu);
+    sim::gpu::SharedUnit unit(sim, "gpu", gpu);
     std::uint64_t submitted = 0;
     std::function<void(int)> submit = [&](int slot) {
       if (submitted >= kJobs) return;

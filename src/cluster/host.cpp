@@ -3,7 +3,7 @@
 #include <stdexcept>
 
 #include "sim/gpu_models/exclusive_unit.hpp"
-#include "sim/gpu_models/mps_unit.hpp"
+#include "sim/gpu_models/shared_unit.hpp"
 #include "sim/gpu_models/solo_latency.hpp"
 
 namespace sim::cluster {
@@ -28,6 +28,26 @@ Market parse_market(const std::string& s) {
                               "\"");
 }
 
+const char* to_string(GpuSharing s) {
+  switch (s) {
+    case GpuSharing::kExclusive:
+      return "exclusive";
+    case GpuSharing::kMps:
+      return "mps";
+    case GpuSharing::kTimeSlice:
+      return "time-slice";
+  }
+  return "?";
+}
+
+GpuSharing parse_gpu_sharing(const std::string& s) {
+  if (s == "exclusive") return GpuSharing::kExclusive;
+  if (s == "mps") return GpuSharing::kMps;
+  if (s == "time-slice") return GpuSharing::kTimeSlice;
+  throw std::invalid_argument(
+      "GPU sharing must be \"exclusive\", \"mps\" or \"time-slice\", found \"" + s + "\"");
+}
+
 GpuDevice::GpuDevice(Simulation& sim, std::string name, const gpu::GpuType& type,
                      const GpuSpec& spec)
     : type_(type), sharing_(spec.sharing) {
@@ -36,12 +56,18 @@ GpuDevice::GpuDevice(Simulation& sim, std::string name, const gpu::GpuType& type
       throw std::invalid_argument("GPU type " + type.name + " has no MIG profiles");
     }
     gpu::MigGpuOptions options;
-    options.mode =
-        spec.sharing == GpuSharing::kMps ? gpu::SliceMode::kMps : gpu::SliceMode::kExclusive;
+    options.mode = spec.sharing == GpuSharing::kMps         ? gpu::SliceMode::kMps
+                   : spec.sharing == GpuSharing::kTimeSlice ? gpu::SliceMode::kTimeSlice
+                                                            : gpu::SliceMode::kExclusive;
+    options.shared.sharing.interference = type.mps_interference;
     mig_ = std::make_unique<gpu::MigGpu>(sim, name, type, gpu::MigGeometry::place(type, spec.mig),
                                          options);
-  } else if (spec.sharing == GpuSharing::kMps) {
-    whole_ = std::make_unique<gpu::MpsUnit>(sim, name, type);
+  } else if (spec.sharing != GpuSharing::kExclusive) {
+    gpu::SharedUnitOptions options;
+    options.sharing.mode =
+        spec.sharing == GpuSharing::kMps ? gpu::SharingMode::kMps : gpu::SharingMode::kTimeSlice;
+    options.sharing.interference = type.mps_interference;
+    whole_ = std::make_unique<gpu::SharedUnit>(sim, name, type, nullptr, options);
   } else {
     whole_ = std::make_unique<gpu::ExclusiveUnit>(sim, name,
                                                   std::make_unique<gpu::GpuSoloLatency>(type));

@@ -12,121 +12,15 @@
 #include <fmt/format.h>
 #include <Eigen/Dense>
 
+#include "csv_table.hpp"
+
 namespace sim::gpu {
 
 namespace {
 
-struct CsvRow {
-  std::size_t line = 0;
-  std::vector<std::string> cells;
-};
-
-struct Csv {
-  std::string file;
-  std::vector<std::string> header;
-  std::vector<CsvRow> rows;
-
-  [[noreturn]] void fail(std::size_t line, const std::string& msg) const {
-    throw std::runtime_error(fmt::format("{}:{}: {}", file, line, msg));
-  }
-  std::size_t column(const std::string& name, std::size_t header_line) const {
-    auto it = std::find(header.begin(), header.end(), name);
-    if (it == header.end()) fail(header_line, "missing column '" + name + "'");
-    return static_cast<std::size_t>(it - header.begin());
-  }
-  double number(const CsvRow& r, std::size_t col) const {
-    const std::string& s = r.cells[col];
-    char* end = nullptr;
-    errno = 0;
-    const double v = std::strtod(s.c_str(), &end);
-    if (s.empty() || end != s.c_str() + s.size() || errno == ERANGE || !std::isfinite(v)) {
-      fail(r.line, "column '" + header[col] + "': expected a number, found '" + s + "'");
-    }
-    return v;
-  }
-};
-
-std::string trim(const std::string& s) {
-  const auto b = s.find_first_not_of(" \t\r");
-  if (b == std::string::npos) return "";
-  const auto e = s.find_last_not_of(" \t\r");
-  return s.substr(b, e - b + 1);
-}
-
-std::vector<std::string> split(const std::string& line, char sep) {
-  std::vector<std::string> out;
-  std::string cell;
-  std::istringstream in(line);
-  while (std::getline(in, cell, sep))
-    out.push_back(trim(cell));
-  if (!line.empty() && line.back() == sep) out.emplace_back();
-  return out;
-}
-
-// Measurement tables are small: a line or a file beyond these is not one (/dev/zero once made
-// `dcsim fit` read gigabytes looking for a header).
-constexpr std::size_t kMaxLineBytes = 1 << 16;
-constexpr std::size_t kMaxRows = 1'000'000;
-
-// getline that stops after `limit` + 1 bytes, so that a file without newlines cannot make the
-// line grow without bound; the caller rejects a line longer than `limit`.
-bool read_bounded_line(std::istream& in, std::string& line, std::size_t limit) {
-  line.clear();
-  char c = 0;
-  bool any = false;
-  while (in.get(c)) {
-    any = true;
-    if (c == '\n') return true;
-    line.push_back(c);
-    if (line.size() > limit) return true;
-  }
-  return any;
-}
-
-Csv read_csv(const std::filesystem::path& path, const std::vector<std::string>& required,
-             std::size_t* header_line) {
-  if (std::filesystem::is_directory(path)) {
-    throw std::runtime_error(path.string() + ": this is a directory, not a CSV file");
-  }
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error(path.string() + ": cannot open");
-  Csv csv;
-  csv.file = path.string();
-  std::string line;
-  std::size_t n = 0;
-  while (read_bounded_line(in, line, kMaxLineBytes)) {
-    ++n;
-    if (line.size() > kMaxLineBytes) {
-      csv.fail(n, fmt::format("line longer than {} bytes: not a measurement table", kMaxLineBytes));
-    }
-    if (n > kMaxRows) csv.fail(n, fmt::format("more than {} lines", kMaxRows));
-    const std::string t = trim(line);
-    if (t.empty() || t[0] == '#') continue;
-    auto cells = split(t, ',');
-    if (csv.header.empty()) {
-      csv.header = cells;
-      *header_line = n;
-      for (const auto& h : csv.header) {
-        if (std::find(required.begin(), required.end(), h) == required.end()) {
-          std::string list;
-          for (const auto& r : required)
-            list += (list.empty() ? "" : ", ") + r;
-          csv.fail(n, "unknown column '" + h + "' (expected: " + list + ")");
-        }
-      }
-      continue;
-    }
-    if (cells.size() != csv.header.size()) {
-      csv.fail(n, fmt::format("expected {} columns, found {}", csv.header.size(), cells.size()));
-    }
-    csv.rows.push_back({n, std::move(cells)});
-  }
-  if (csv.header.empty()) throw std::runtime_error(csv.file + ": empty file (expected a header)");
-  for (const auto& r : required)
-    (void)csv.column(r, *header_line);
-  if (csv.rows.empty()) csv.fail(n, "no data rows");
-  return csv;
-}
+using detail::Csv;
+using detail::read_csv;
+using detail::split;
 
 // Least squares of y = alpha * exp(-x / beta) + gamma for a fixed beta; returns the squared
 // residual and writes alpha, gamma.

@@ -81,14 +81,4 @@ double cgpu_slot_finish_s(double start_s, double l0_s, double m_gb, double m_max
   return t + (k - 1.0) * cycle + (remaining - (k - 1.0) * window);
 }
 
-// Protean eq. (1).
-double mps_slowdown(std::span<const double> fbrs) {
-  return std::max(std::accumulate(fbrs.begin(), fbrs.end(), 0.0), 1.0);
-}
-
-// Protean eq. (2).
-double slowdown_eta(double rdf, double fbr_k, std::span<const double> others) {
-  return rdf * std::max(fbr_k + std::accumulate(others.begin(), others.end(), 0.0), 1.0);
-}
-
 }  // namespace sim::gpu

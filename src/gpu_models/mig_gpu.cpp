@@ -28,8 +28,11 @@ MigGpu::Slice MigGpu::make_slice(const PlacedSlice& p) {
   s.placement = p;
   s.profile = &gpu_.profile(p.profile);
   const std::string unit_name = name_ + "/" + p.profile + "@" + std::to_string(p.start);
-  if (options_.mode == SliceMode::kMps) {
-    s.unit = std::make_unique<MpsUnit>(sim_, unit_name, gpu_, s.profile, options_.mps);
+  if (options_.mode != SliceMode::kExclusive) {
+    SharedUnitOptions shared = options_.shared;
+    shared.sharing.mode =
+        options_.mode == SliceMode::kMps ? SharingMode::kMps : SharingMode::kTimeSlice;
+    s.unit = std::make_unique<SharedUnit>(sim_, unit_name, gpu_, s.profile, shared);
   } else {
     s.unit = std::make_unique<ExclusiveUnit>(sim_, unit_name,
                                              std::make_unique<GpuSoloLatency>(gpu_, s.profile));
@@ -47,14 +50,8 @@ const MigProfile& MigGpu::slice_profile(std::size_t i) const {
   return *slices_.at(i).profile;
 }
 
-MpsUnit* MigGpu::mps_slice(std::size_t i) {
-  return dynamic_cast<MpsUnit*>(slices_.at(i).unit.get());
-}
-
-double MigGpu::eta(std::size_t i, const ModelProfile& model) const {
-  const Slice& s = slices_.at(i);
-  if (const auto* mps = dynamic_cast<const MpsUnit*>(s.unit.get())) return mps->eta(model);
-  return model.rdf(gpu_, s.profile);  // exclusive: no co-runner, eq. (2) with interference 1
+SharedUnit* MigGpu::shared_slice(std::size_t i) {
+  return dynamic_cast<SharedUnit*>(slices_.at(i).unit.get());
 }
 
 std::optional<std::string> MigGpu::reconfigure(std::span<const std::string> profiles,

@@ -84,6 +84,11 @@ GpuType read_gpu(const Reader& gpus, const std::string& name) {
   g.memory_gb = mem.positive();
   g.provenance = mem.provenance;
   g.relative_speed = r.quantity("relative_speed").positive();
+  if (r.has("mps_interference")) {
+    const Quantity k = r.quantity("mps_interference");
+    g.mps_interference = k.non_negative();
+    g.mps_interference_provenance = k.provenance;
+  }
   if (auto mig = r.opt_object("mig_profiles")) {
     g.compute_slices = r.quantity("compute_slices").integer();
     g.memory_slices = r.quantity("memory_slices").integer();

@@ -22,10 +22,12 @@ std::shared_ptr<const config::Schema> gpu_schema() {
   s->add("count", ParamType::kInteger).def(1).at_least(0).at_most(64).doc("GPUs of this kind");
   s->add("sharing", ParamType::kChoice)
       .def("exclusive")
-      .one_of({"exclusive", "mps"})
+      .one_of({"exclusive", "mps", "time-slice"})
       .doc(
           "exclusive: one instance per GPU (or MIG slice), batches run one at a time; mps: "
-          "instances co-locate while memory fits, slowed by Protean eq. 1 interference");
+          "instances co-locate while memory fits and share SMs and memory bandwidth "
+          "(docs/gpu-models.md); time-slice: instances co-locate while memory fits and their "
+          "batches time-share the GPU (or slice), each at 1/n of its speed");
   s->list_of("mig", ParamType::kString)
       .def(json::array())
       .doc("MIG geometry as profile names, e.g. [\"4g.20gb\", \"3g.20gb\"]; empty: no MIG");
@@ -318,8 +320,7 @@ PlatformKind serverless_platform_kind() {
       for (const json& g : h.at("gpus")) {
         cluster::GpuSpec gs;
         gs.type = g.at("type").get<std::string>();
-        gs.sharing = g.at("sharing").get<std::string>() == "mps" ? cluster::GpuSharing::kMps
-                                                                 : cluster::GpuSharing::kExclusive;
+        gs.sharing = cluster::parse_gpu_sharing(g.at("sharing").get<std::string>());
         gs.mig = g.at("mig").get<std::vector<std::string>>();
         for (int k = 0; k < g.at("count").get<int>(); ++k)
           t.spec.gpus.push_back(gs);

@@ -1511,7 +1511,7 @@ std::vector<policy::HostView> ServerlessPlatform::hosts_view() const {
     for (const auto& g : h->gpus) {
       policy::GpuView gv;
       gv.type = g->type().name;
-      gv.sharing = g->sharing() == cluster::GpuSharing::kMps ? "mps" : "exclusive";
+      gv.sharing = cluster::to_string(g->sharing());
       gv.mig = g->mig();
       gv.memory_gb = g->type().memory_gb;
       gv.instances = g->instances();

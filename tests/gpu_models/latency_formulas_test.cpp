@@ -68,16 +68,5 @@ TEST(LatencyFormulas, CgpuSlotScheduleWorstCaseIsEq4) {
   }
 }
 
-TEST(LatencyFormulas, MpsSlowdownAndEta) {
-  // Protean eq. 1: FBRs 0.6 + 0.7 = 1.3 > 1 -> slowdown 1.3; 0.3 + 0.4 -> clamped to 1.
-  const std::vector<double> hi{0.6, 0.7};
-  const std::vector<double> lo{0.3, 0.4};
-  EXPECT_DOUBLE_EQ(mps_slowdown(hi), 1.3);
-  EXPECT_DOUBLE_EQ(mps_slowdown(lo), 1.0);
-  // Protean eq. 2: RDF 1.5 x max{0.5 + 0.6 + 0.7, 1} = 1.5 x 1.8 = 2.7.
-  EXPECT_NEAR(slowdown_eta(1.5, 0.5, hi), 2.7, 1e-12);
-  EXPECT_DOUBLE_EQ(slowdown_eta(1.3, 0.1, {}), 1.3);
-}
-
 }  // namespace
 }  // namespace sim::gpu

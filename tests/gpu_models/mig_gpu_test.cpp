@@ -24,8 +24,6 @@ TEST(MigGpu, SlicesRunIndependently) {
   // (finish times are rounded up to the next nanosecond)
   EXPECT_NEAR(static_cast<double>(t0.ns()), 120e6, 2);
   EXPECT_NEAR(static_cast<double>(t1.ns()), 150e6, 2);
-  // Protean eq. 2 on an idle MPS slice: RDF x max{FBR, 1} = 1.5 x 1 = 1.5.
-  EXPECT_DOUBLE_EQ(mig.eta(1, a), 1.5);
 }
 
 TEST(MigGpu, ReconfigurationNeedsAffectedSlicesIdleAndTakesDowntime) {
@@ -81,7 +79,7 @@ TEST(MigGpu, ExclusiveSlices) {
   Simulation sim;
   MigGpu mig(sim, "g0", gpu, MigGeometry::place(gpu, Names{"7g.40gb"}),
              MigGpuOptions{SliceMode::kExclusive, {}, {}, false});
-  EXPECT_EQ(mig.mps_slice(0), nullptr);
+  EXPECT_EQ(mig.shared_slice(0), nullptr);
   Time last;
   for (std::uint64_t i = 0; i < 2; ++i) {
     mig.slice(0).submit({i, &a, 1, 1.0, [&](const JobResult& r) { last = r.finished; }});

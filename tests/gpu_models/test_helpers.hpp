@@ -52,6 +52,14 @@ inline ModelProfile gpu_model(std::string name, double solo_s, double fbr, doubl
   return m;
 }
 
+/// A model with solo latency xi1 * b + xi2 on the reference GPU (speed 1) and the RDFs above.
+inline ModelProfile linear_model(std::string name, double xi1_s, double xi2_s, double fbr,
+                                 double memory_gb = 1.0) {
+  ModelProfile m = gpu_model(std::move(name), xi2_s, fbr, memory_gb);
+  m.gpu->xi1_s.value = xi1_s;
+  return m;
+}
+
 inline std::string data_dir() {
   return std::string(SIM_SOURCE_DIR) + "/data/models";
 }

@@ -23,7 +23,12 @@ const char* to_string(Market m);
 /// "owned" / "on-demand" / "spot"; throws std::invalid_argument otherwise.
 Market parse_market(const std::string& s);
 
-enum class GpuSharing : std::uint8_t { kExclusive, kMps };
+/// kTimeSlice: several containers' contexts time-share the GPU or slice (no MPS).
+enum class GpuSharing : std::uint8_t { kExclusive, kMps, kTimeSlice };
+/// "exclusive" / "mps" / "time-slice".
+const char* to_string(GpuSharing s);
+/// Inverse of to_string; throws std::invalid_argument otherwise.
+GpuSharing parse_gpu_sharing(const std::string& s);
 
 struct GpuSpec {
   std::string type;  ///< a GPU type of the model catalog

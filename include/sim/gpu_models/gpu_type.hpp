@@ -35,6 +35,10 @@ struct GpuType {
   int memory_slices = 0;
   double reconfigure_downtime_s = 0.0;   ///< MIG geometry change (Protean §4.4: ~2 s)
   std::vector<MigProfile> mig_profiles;  ///< in file order, largest first
+  /// kappa of the MPS sharing model (sharing_model.hpp), fitted with `dcsim fit
+  /// mps-interference`; 0 when the catalog gives none.
+  double mps_interference = 0.0;
+  Provenance mps_interference_provenance;
   Provenance provenance;
 
   [[nodiscard]] bool supports_mig() const { return !mig_profiles.empty(); }

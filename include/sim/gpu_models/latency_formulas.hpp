@@ -39,12 +39,4 @@ double cgpu_max_latency_s(double l0_s, double m_gb, double m_max_gb, double tau_
 double cgpu_slot_finish_s(double start_s, double l0_s, double m_gb, double m_max_gb, double tau_s,
                           double offset_s = 0.0);
 
-/// Protean eq. (1): the slowdown factor max{sum of FBRs of all co-runners (including the job
-/// itself), 1}. A job's progress rate is the reciprocal.
-double mps_slowdown(std::span<const double> fbrs);
-
-/// Protean eq. (2): eta = RDF * max{fbr_k + sum_i fbr_i, 1} for a candidate job with FBR
-/// fbr_k joining co-runners whose FBRs are `others`.
-double slowdown_eta(double rdf, double fbr_k, std::span<const double> others);
-
 }  // namespace sim::gpu

@@ -1,6 +1,7 @@
 #pragma once
-/// A MIG-partitioned GPU: one execution unit per slice, each exclusive or MPS inside
-/// (Protean §2.2, §4.4).
+/// A MIG-partitioned GPU: one execution unit per slice, each exclusive, MPS or time-sliced inside
+/// (Protean §2.2, §4.4). A slice's resources are its share of the SMs (in its solo times, via
+/// the model's RDF) and of the memory slices (its bandwidth, sharing_model.hpp).
 ///
 /// Reconfiguring needs the affected slices idle (those whose profile or position changes) and
 /// takes a downtime (the GPU type's reconfigure_downtime_s, ~2 s per Protean §4.4, or the
@@ -16,15 +17,15 @@
 
 #include "sim/gpu_models/execution_unit.hpp"
 #include "sim/gpu_models/mig_geometry.hpp"
-#include "sim/gpu_models/mps_unit.hpp"
+#include "sim/gpu_models/shared_unit.hpp"
 
 namespace sim::gpu {
 
-enum class SliceMode { kExclusive, kMps };
+enum class SliceMode { kExclusive, kMps, kTimeSlice };
 
 struct MigGpuOptions {
   SliceMode mode = SliceMode::kMps;
-  MpsOptions mps;
+  SharedUnitOptions shared;  ///< for kMps and kTimeSlice (its sharing.mode is set from `mode`)
   std::optional<double> reconfigure_downtime_s;  ///< overrides the GPU type's value
   bool require_all_idle = false;  ///< Protean §2.2 wording: every slice idle to reconfigure
 };
@@ -45,14 +46,10 @@ class MigGpu {
   [[nodiscard]] ExecutionUnit& slice(std::size_t i);
   [[nodiscard]] const ExecutionUnit& slice(std::size_t i) const;
   [[nodiscard]] const MigProfile& slice_profile(std::size_t i) const;
-  /// The slice as an MpsUnit, or nullptr in exclusive mode.
-  [[nodiscard]] MpsUnit* mps_slice(std::size_t i);
+  /// The slice as a SharedUnit, or nullptr in exclusive mode.
+  [[nodiscard]] SharedUnit* shared_slice(std::size_t i);
   [[nodiscard]] bool reconfiguring() const { return reconfiguring_; }
   [[nodiscard]] std::uint64_t reconfigurations() const { return reconfigurations_; }
-
-  /// Protean eq. (2) for placing `model` on slice i now: RDF x interference (interference 1
-  /// for an exclusive slice that is idle, else the co-runners' FBRs are counted).
-  [[nodiscard]] double eta(std::size_t i, const ModelProfile& model) const;
 
   /// Starts a change to `profiles`. Returns the reason and changes nothing when the geometry
   /// is invalid, a reconfiguration is in progress, or an affected slice is busy. Otherwise

@@ -32,7 +32,9 @@ std::vector<double> tag_slices(std::span<const double> available_memory_ascendin
 
 /// Protean eq. (2) for a strict job on `slice`: RDF x max{fbr_k + sum fbr_i, 1}, where the
 /// co-runners are the strict jobs there plus the larger of the BE jobs actually there and the
-/// BE occupancy its tag predicts.
+/// BE occupancy its tag predicts. This is Protean's *predictor* (eq. 1, after Prophet, inside
+/// eq. 2): the scheduler's estimate of the slowdown, not the device physics, which is the
+/// sharing model of sim/gpu_models/sharing_model.hpp (docs/gpu-models.md).
 double strict_eta(const SliceLoad& slice, double job_fbr);
 
 /// choose_strict_slice (Algorithm 1, marker 7): among slices not fully tagged (tag < 1), the
