@@ -295,7 +295,7 @@ PlatformKind serverless_platform_kind() {
       .one_of({"round-robin", "least-loaded"})
       .doc(
           "dispatch_scope node: round-robin over the nodes hosting the function, or the node "
-          "with the fewest queued requests per instance");
+          "with the fewest queued requests and running batches per instance");
   schema->add("cpu_latency", ParamType::kChoice)
       .def("average")
       .one_of({"average", "sampled", "maximum"})

@@ -522,13 +522,17 @@ ServerlessPlatform::Queue& ServerlessPlatform::node_queue(Queue& cluster, int ho
 
 ServerlessPlatform::Queue& ServerlessPlatform::route(Queue& cluster, int exclude_host) {
   if (config_.dispatch_scope == DispatchScope::kCluster) return cluster;
-  // Hosts with a routable instance of the group, with their instance counts (sorted by host).
-  std::map<int, int> hosts;
+  // Hosts with a routable instance of the group: instances and busy instances (by host).
+  std::map<int, std::pair<int, int>> hosts;
   for (const Fn* f : cluster.members) {
     for (const InstanceId id : f->instances) {
       const auto it = instances_.find(id);
       if (it == instances_.end() || !routable(*it->second)) continue;
-      if (it->second->loc.host != exclude_host) ++hosts[it->second->loc.host];
+      const Inst& i = *it->second;
+      if (i.loc.host == exclude_host) continue;
+      auto& [n, busy] = hosts[i.loc.host];
+      ++n;
+      if (i.state == InstanceState::kBusy) ++busy;
     }
   }
   // No node hosts the function yet: the request waits in the cluster queue, which the first
@@ -540,13 +544,14 @@ ServerlessPlatform::Queue& ServerlessPlatform::route(Queue& cluster, int exclude
     std::advance(it, static_cast<std::ptrdiff_t>(cluster.next++ % hosts.size()));
     chosen = it->first;
   } else {
+    // Least loaded: (queued + running batches) per routable instance; ties to the lower host.
     double best = 0.0;
     bool first = true;
-    for (const auto& [h, n] : hosts) {
+    for (const auto& [h, counts] : hosts) {
       const auto q = cluster.nodes.find(h);
       const double queued =
           q == cluster.nodes.end() ? 0.0 : static_cast<double>(q->second->requests.size());
-      const double load = queued / static_cast<double>(n);
+      const double load = (queued + counts.second) / static_cast<double>(counts.first);
       if (first || load < best) {
         best = load;
         chosen = h;

@@ -93,7 +93,7 @@ enum class DispatchScope : std::uint8_t {
 /// How the gateway of DispatchScope::kNode picks the node.
 enum class GatewayRoute : std::uint8_t {
   kRoundRobin,  ///< the nodes hosting the function in turn
-  kLeastLoaded  ///< the node with the fewest queued requests per routable instance
+  kLeastLoaded  ///< the node with the fewest queued and running batches per routable instance
 };
 
 struct ServerlessConfig {

@@ -93,12 +93,9 @@ void ProteanAutoscaler::reconfigurator(const PlatformView& view, Decisions& d) {
   if (gpus.empty()) return;
   const double predicted = predictor_.observe(be_new / static_cast<double>(gpus.size()));
   double memory = 0.0;  // line 9: mem(BE_model, pred_BE_num)
-  if (be_model != nullptr && predicted > 0) {
-    const double batches = predicted / std::max(1, be_model->config.max_batch);
-    memory =
-        (config_.best_effort_memory == BestEffortMemory::kWholeBatches ? std::ceil(batches - 1e-9)
-                                                                       : batches) *
-        be_model->device_memory_gb;
+  if (be_model != nullptr) {
+    memory = best_effort_memory_gb(predicted, be_model->config.max_batch,
+                                   be_model->device_memory_gb, config_.best_effort_memory);
   }
   const auto target = choose_geometry(config_.reconfiguration, memory);
   const int cap = max_simultaneous_reconfigurations(static_cast<int>(gpus.size()),

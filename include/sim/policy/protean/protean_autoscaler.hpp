@@ -33,16 +33,6 @@ enum class ContainerPlacement : std::uint8_t {
   kConsolidate
 };
 
-/// How Algorithm 2's mem(BE_model, pred_BE_num) (line 9) turns a request count into memory.
-enum class BestEffortMemory : std::uint8_t {
-  /// pred_BE_num / batch_size x the batch footprint: the potential occupancy can fall below
-  /// one batch, so T_low (a number of BE requests, §4.4) can be reached
-  kRequests,
-  /// rounded up to whole batches (containers): occupancy is at least one container's memory
-  /// over the set's, so a T_low below that never triggers the fallback geometry
-  kWholeBatches
-};
-
 /// What Algorithm 2's pred_BE_num counts (the paper: "from curr_request_queue get
 /// curr_queue_info"; it does not define the count further).
 enum class BestEffortCount : std::uint8_t {
