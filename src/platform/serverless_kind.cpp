@@ -283,6 +283,19 @@ PlatformKind serverless_platform_kind() {
       .def(1000000)
       .at_least(1)
       .doc("requests that may wait per queue; arrivals beyond it are dropped");
+  schema->add("dispatch_scope", ParamType::kChoice)
+      .def("cluster")
+      .one_of({"cluster", "node"})
+      .doc(
+          "cluster: one queue per function for the whole cluster, drained by any idle "
+          "instance; node: a gateway routes each arrival to a node hosting an instance of the "
+          "function, and each node queues and batches its own requests (Protean §4)");
+  schema->add("gateway", ParamType::kChoice)
+      .def("round-robin")
+      .one_of({"round-robin", "least-loaded"})
+      .doc(
+          "dispatch_scope node: round-robin over the nodes hosting the function, or the node "
+          "with the fewest queued requests and running batches per instance");
   schema->add("cpu_latency", ParamType::kChoice)
       .def("average")
       .one_of({"average", "sampled", "maximum"})
@@ -374,6 +387,11 @@ PlatformKind serverless_platform_kind() {
     }
     c.charge_decision_time = p.at("charge_decision_time").get<bool>();
     c.queue_capacity = p.at("queue_capacity").get<std::uint64_t>();
+    c.dispatch_scope = p.at("dispatch_scope").get<std::string>() == "node"
+                           ? DispatchScope::kNode
+                           : DispatchScope::kCluster;
+    c.gateway = p.at("gateway").get<std::string>() == "least-loaded" ? GatewayRoute::kLeastLoaded
+                                                                     : GatewayRoute::kRoundRobin;
     c.time_slice_mode = p.at("time_slice_mode").get<std::string>() == "average"
                             ? gpu::TimeSliceMode::kAverage
                             : gpu::TimeSliceMode::kSlotSchedule;

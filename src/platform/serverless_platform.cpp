@@ -34,6 +34,10 @@ struct ServerlessPlatform::Queue {
   std::set<InstanceId> idle;
   EventHandle wake;
   Time wake_at;
+  int host = -1;                                ///< a node queue's host; -1: the cluster-wide queue
+  Queue* cluster = nullptr;                     ///< a node queue's cluster-wide queue
+  std::map<int, std::unique_ptr<Queue>> nodes;  ///< cluster queue under kNode: by host
+  std::size_t next = 0;                         ///< the gateway's round-robin position
 };
 
 struct ServerlessPlatform::Fn {
@@ -416,6 +420,7 @@ void ServerlessPlatform::revocation_notice(int h) {
   if (host.gone || !host.available) return;
   ++spot_notices_;
   host.available = false;
+  schedule_reroute();
   if (!host.revocation_at) {
     // Scheduled revocation: find its time.
     for (const auto& s : config_.spot.scheduled)
@@ -453,7 +458,7 @@ void ServerlessPlatform::on_arrival(const traces::Arrival& arrival, std::uint64_
   ++fn.arrivals;
   if (arrival.cls == traces::RequestClass::kStrict) ++fn.strict_arrivals;
   fn.recent.push_back(arrival.time);
-  Queue& q = *fn.queue;
+  Queue& q = route(*fn.queue, -1);
   if (q.requests.size() >= config_.queue_capacity) {
     auto r = base_record(arrival, request_id);
     r.dispatch = r.start = r.finish = sim_.now();
@@ -474,6 +479,8 @@ std::uint64_t ServerlessPlatform::queued() const {
   std::uint64_t n = 0;
   for (const auto& q : queues_)
     n += q->requests.size();
+  for (const Queue* q : node_queues_)
+    n += q->requests.size();
   return n;
 }
 
@@ -484,6 +491,112 @@ std::uint64_t ServerlessPlatform::requests_in_system() const {
 void ServerlessPlatform::pump_all() {
   for (auto& q : queues_)
     if (!q->requests.empty()) pump(*q);
+  for (std::size_t k = 0; k < node_queues_.size(); ++k)
+    if (!node_queues_[k]->requests.empty()) pump(*node_queues_[k]);
+}
+
+// Per-node dispatch. An instance is routable while it is (or will be) able to take a batch on
+// an available host; requests routed to a node wait there for that node's instances.
+bool ServerlessPlatform::routable(const Inst& inst) const {
+  const bool live = inst.state == InstanceState::kColdStarting ||
+                    inst.state == InstanceState::kIdle || inst.state == InstanceState::kBusy;
+  return live && inst.part <= 0 && hosts_[static_cast<std::size_t>(inst.loc.host)]->available;
+}
+
+bool ServerlessPlatform::serves(const Inst& inst, const Queue& q) const {
+  if (q.host < 0) return inst.fn->queue == &q;
+  return inst.fn->queue == q.cluster && inst.loc.host == q.host;
+}
+
+ServerlessPlatform::Queue& ServerlessPlatform::node_queue(Queue& cluster, int host) {
+  auto& slot = cluster.nodes[host];
+  if (!slot) {
+    slot = std::make_unique<Queue>();
+    slot->members = cluster.members;
+    slot->host = host;
+    slot->cluster = &cluster;
+    node_queues_.push_back(slot.get());
+  }
+  return *slot;
+}
+
+ServerlessPlatform::Queue& ServerlessPlatform::route(Queue& cluster, int exclude_host) {
+  if (config_.dispatch_scope == DispatchScope::kCluster) return cluster;
+  // Hosts with a routable instance of the group: instances and busy instances (by host).
+  std::map<int, std::pair<int, int>> hosts;
+  for (const Fn* f : cluster.members) {
+    for (const InstanceId id : f->instances) {
+      const auto it = instances_.find(id);
+      if (it == instances_.end() || !routable(*it->second)) continue;
+      const Inst& i = *it->second;
+      if (i.loc.host == exclude_host) continue;
+      auto& [n, busy] = hosts[i.loc.host];
+      ++n;
+      if (i.state == InstanceState::kBusy) ++busy;
+    }
+  }
+  // No node hosts the function yet: the request waits in the cluster queue, which the first
+  // instances to become idle drain before their node's queue.
+  if (hosts.empty()) return cluster;
+  int chosen = hosts.begin()->first;
+  if (config_.gateway == GatewayRoute::kRoundRobin) {
+    auto it = hosts.begin();
+    std::advance(it, static_cast<std::ptrdiff_t>(cluster.next++ % hosts.size()));
+    chosen = it->first;
+  } else {
+    // Least loaded: (queued + running batches) per routable instance; ties to the lower host.
+    double best = 0.0;
+    bool first = true;
+    for (const auto& [h, counts] : hosts) {
+      const auto q = cluster.nodes.find(h);
+      const double queued =
+          q == cluster.nodes.end() ? 0.0 : static_cast<double>(q->second->requests.size());
+      const double load = (queued + counts.second) / static_cast<double>(counts.first);
+      if (first || load < best) {
+        best = load;
+        chosen = h;
+        first = false;
+      }
+    }
+  }
+  return node_queue(cluster, chosen);
+}
+
+void ServerlessPlatform::schedule_reroute() {
+  if (config_.dispatch_scope == DispatchScope::kCluster || reroute_.pending()) return;
+  // Deferred: stop() and terminate() may run inside a unit's callback.
+  reroute_ = sim_.schedule_in(Time::zero(), [this] { reroute_stranded(); });
+}
+
+void ServerlessPlatform::reroute_stranded() {
+  // A node queue whose node no longer has a routable instance of its group would strand its
+  // requests: they go back through the gateway, in arrival order.
+  std::vector<Queue*> touched;  // in first-touch order, so that pumping is deterministic
+  for (std::size_t k = 0; k < node_queues_.size(); ++k) {
+    Queue& nq = *node_queues_[k];
+    if (nq.requests.empty()) continue;
+    bool hosted = false;
+    for (const Fn* f : nq.members) {
+      for (const InstanceId id : f->instances) {
+        const auto it = instances_.find(id);
+        hosted = hosted || (it != instances_.end() && routable(*it->second) &&
+                            it->second->loc.host == nq.host);
+      }
+    }
+    if (hosted) continue;
+    std::vector<std::size_t> all(nq.requests.size());
+    for (std::size_t i = 0; i < all.size(); ++i)
+      all[i] = i;
+    for (Request& r : nq.requests.take(all)) {
+      Queue& to = route(*nq.cluster, nq.host);
+      const policy::QueuedRequest v{
+          r.id, r.arrival.time, r.arrival.cls, r.arrival.application, r.arrival.slo, r.timeout};
+      to.requests.push_back(std::move(r), v);
+      if (std::find(touched.begin(), touched.end(), &to) == touched.end()) touched.push_back(&to);
+    }
+  }
+  for (Queue* q : touched)
+    pump(*q);
 }
 
 void ServerlessPlatform::pump(Queue& q) {
@@ -529,7 +642,7 @@ void ServerlessPlatform::pump(Queue& q) {
     const auto chosen = policies_.dispatcher->choose(dv);
     if (!chosen) return;
     Inst* inst = find(*chosen);
-    if (inst == nullptr || inst->fn->queue != &q || inst->state != InstanceState::kIdle) {
+    if (inst == nullptr || !serves(*inst, q) || inst->state != InstanceState::kIdle) {
       ++rejected_["dispatch"];
       return;
     }
@@ -964,6 +1077,15 @@ void ServerlessPlatform::became_idle(Inst& inst) {
   const InstanceId id = inst.id;
   fn.queue->idle.insert(id);
   pump(*fn.queue);
+  if (config_.dispatch_scope == DispatchScope::kNode) {
+    // The cluster queue first (requests that arrived before any node hosted the function),
+    // then the instance's node queue.
+    if (Inst* x = find(id); x != nullptr && x->state == InstanceState::kIdle) {
+      Queue& nq = node_queue(*fn.queue, x->loc.host);
+      nq.idle.insert(id);
+      pump(nq);
+    }
+  }
   Inst* i = find(id);
   if (i == nullptr || i->state != InstanceState::kIdle) return;
   policy::FunctionView fv;
@@ -1392,6 +1514,7 @@ void ServerlessPlatform::release_cold_start_memory(Inst& inst) {
 }
 
 void ServerlessPlatform::stop(Inst& inst) {
+  schedule_reroute();
   if (inst.state == InstanceState::kBusy || inst.state == InstanceState::kDraining) {
     inst.state = InstanceState::kDraining;
     inst.stop_after_batch = true;
@@ -1467,6 +1590,7 @@ void ServerlessPlatform::terminate(Inst& inst) {
   }
   inst.state = InstanceState::kTerminated;
   inst.fn->instances.erase(inst.id);
+  schedule_reroute();
   auto node = instances_.extract(inst.id);
   // Freed at the next tick: terminate() may run inside a callback of the instance's own unit.
   graveyard_.push_back(std::move(node.mapped()));
@@ -1554,13 +1678,19 @@ policy::PlatformView ServerlessPlatform::view() const {
     fv.queue_length = f->queued;
     fv.oldest_wait = Time::zero();
     if (f->queued > 0) {
-      // The queue is in arrival order: the first request of this function is its oldest.
-      for (const Request& r : f->queue->requests) {
-        if (r.arrival.function == f->id) {
-          fv.oldest_wait = now - r.arrival.time;
-          break;
+      // Each queue is in arrival order: the first request of this function in each is that
+      // queue's oldest.
+      auto oldest_in = [&](const Queue& q) {
+        for (const Request& r : q.requests) {
+          if (r.arrival.function == f->id) {
+            fv.oldest_wait = std::max(fv.oldest_wait, now - r.arrival.time);
+            break;
+          }
         }
-      }
+      };
+      oldest_in(*f->queue);
+      for (const auto& [h, nq] : f->queue->nodes)
+        oldest_in(*nq);
     }
     for (const Time w : config_.rate_windows) {
       // Arrivals in (now - w, now], per second of the window.

@@ -79,11 +79,12 @@ std::shared_ptr<const config::Schema> metric_schema() {
 std::shared_ptr<const config::Schema> rule_schema() {
   auto s = std::make_shared<config::Schema>("reproduction/claim/rule", "The acceptance rule.");
   s->add("kind", ParamType::kChoice)
-      .one_of({"abs", "rel", "at_least", "at_most", "ordering", "sign"})
+      .one_of({"abs", "rel", "factor", "at_least", "at_most", "ordering", "sign"})
       .doc(
-          "abs: |v-paper|<=tolerance; rel: |v-paper|<=tolerance*|paper|; at_least/at_most: "
-          "v>=bound / v<=bound; ordering: terms strictly ordered; sign: v>0 or v<0");
-  s->add("tolerance", ParamType::kNumber).def(0.0).at_least(0).doc("for abs and rel");
+          "abs: |v-paper|<=tolerance; rel: |v-paper|<=tolerance*|paper|; factor: "
+          "paper/tolerance<=v<=paper*tolerance; at_least/at_most: v>=bound / v<=bound; "
+          "ordering: terms strictly ordered; sign: v>0 or v<0");
+  s->add("tolerance", ParamType::kNumber).def(0.0).at_least(0).doc("for abs, rel and factor");
   s->add("bound", ParamType::kNumber)
       .optional()
       .doc("for at_least and at_most; absent: the paper's value");
@@ -134,6 +135,7 @@ MetricKind metric_kind(const std::string& s) {
 
 RuleKind rule_kind(const std::string& s) {
   if (s == "rel") return RuleKind::kRel;
+  if (s == "factor") return RuleKind::kFactor;
   if (s == "at_least") return RuleKind::kAtLeast;
   if (s == "at_most") return RuleKind::kAtMost;
   if (s == "ordering") return RuleKind::kOrdering;
@@ -214,8 +216,16 @@ Claim read_claim(const json& c, const std::string& at, const ClaimFile& file,
                "metric \"" +
                    to_string(claim.kind) + "\" with rule \"" + to_string(claim.rule.kind) + "\"");
   }
+  if (claim.rule.kind == RuleKind::kFactor && claim.rule.tolerance < 1.0) {
+    diag.error(at + "/rule/tolerance", "expected a factor >= 1 for rule \"factor\", found " +
+                                           std::to_string(claim.rule.tolerance));
+  }
+  if (claim.rule.kind == RuleKind::kFactor && claim.paper_value && !(*claim.paper_value > 0.0)) {
+    diag.error(at + "/paper/value", "expected a positive value for rule \"factor\"");
+  }
   const bool needs_paper =
       claim.rule.kind == RuleKind::kAbs || claim.rule.kind == RuleKind::kRel ||
+      claim.rule.kind == RuleKind::kFactor ||
       ((claim.rule.kind == RuleKind::kAtLeast || claim.rule.kind == RuleKind::kAtMost) &&
        !claim.rule.bound);
   if (measured && needs_paper && !claim.paper_value) {
@@ -333,6 +343,8 @@ std::string to_string(RuleKind kind) {
       return "abs";
     case RuleKind::kRel:
       return "rel";
+    case RuleKind::kFactor:
+      return "factor";
     case RuleKind::kAtLeast:
       return "at_least";
     case RuleKind::kAtMost:

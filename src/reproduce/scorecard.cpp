@@ -71,6 +71,8 @@ bool check_rule(const Claim& c, const std::vector<double>& values, double value)
       return std::fabs(value - *c.paper_value) <= r.tolerance;
     case RuleKind::kRel:
       return std::fabs(value - *c.paper_value) <= r.tolerance * std::fabs(*c.paper_value);
+    case RuleKind::kFactor:
+      return value >= *c.paper_value / r.tolerance && value <= *c.paper_value * r.tolerance;
     case RuleKind::kAtLeast:
       return value >= r.bound.value_or(c.paper_value.value_or(0.0));
     case RuleKind::kAtMost:
@@ -173,6 +175,8 @@ std::string describe_rule(const Claim& c) {
     case RuleKind::kRel:
       return fmt::format("within ±{}% of {}", num(100.0 * r.tolerance),
                          num(c.paper_value.value_or(0)));
+    case RuleKind::kFactor:
+      return fmt::format("within {}x of {}", num(r.tolerance), num(c.paper_value.value_or(0)));
     case RuleKind::kAtLeast:
       return ">= " + num(r.bound.value_or(c.paper_value.value_or(0)));
     case RuleKind::kAtMost:
@@ -266,8 +270,8 @@ Scorecard scorecard_from_json(const json& doc) {
         }
         const auto& rule = c.at("rule");
         const auto rk = rule.at("kind").get<std::string>();
-        for (const auto k : {RuleKind::kAbs, RuleKind::kRel, RuleKind::kAtLeast, RuleKind::kAtMost,
-                             RuleKind::kOrdering, RuleKind::kSign}) {
+        for (const auto k : {RuleKind::kAbs, RuleKind::kRel, RuleKind::kFactor, RuleKind::kAtLeast,
+                             RuleKind::kAtMost, RuleKind::kOrdering, RuleKind::kSign}) {
           if (to_string(k) == rk) claim.rule.kind = k;
         }
         claim.rule.tolerance = rule.at("tolerance").get<double>();

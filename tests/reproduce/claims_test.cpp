@@ -108,6 +108,15 @@ TEST(Claims, RejectsATermWithoutARunAndAMissingPaperValue) {
   EXPECT_NE(message.find("/claims/0/paper/value"), std::string::npos) << message;
 }
 
+TEST(Claims, RejectsAFactorBelowOne) {
+  const TempDir dir("claims-factor");
+  const auto message = load_error(dir, file_with_claim(R"({
+      "id": "x", "statement": "s", "paper": {"where": "w", "text": "t", "value": 2},
+      "metric": {"of": ["a:x"]}, "rule": {"kind": "factor", "tolerance": 0.5}})"));
+  EXPECT_NE(message.find("/claims/0/rule/tolerance"), std::string::npos) << message;
+  EXPECT_NE(message.find("factor >= 1"), std::string::npos) << message;
+}
+
 TEST(Claims, RejectsAnOrderingRuleOnAValue) {
   const TempDir dir("claims-order");
   const auto message = load_error(dir, file_with_claim(R"({

@@ -58,6 +58,20 @@ TEST(Evaluate, ValueWithinAnAbsoluteTolerance) {
   EXPECT_EQ(misses.verdict, Verdict::kMisses);
 }
 
+TEST(Evaluate, ValueWithinAFactor) {
+  // Mean latency 4.0 vs paper 2.5: within 2x (1.25 .. 5.0) holds; within 1.5x (1.67 .. 3.75)
+  // misses. 1.0 vs paper 2.5 is below 2.5 / 2 = 1.25: misses.
+  auto eval = [](const char* run, double factor) {
+    return evaluate_claim(make_claim(MetricKind::kValue, {{run, "latency_s.mean"}},
+                                     rule(RuleKind::kFactor, factor), 2.5),
+                          kRuns)
+        .verdict;
+  };
+  EXPECT_EQ(eval("b", 2.0), Verdict::kHolds);
+  EXPECT_EQ(eval("b", 1.5), Verdict::kMisses);
+  EXPECT_EQ(eval("a", 2.0), Verdict::kMisses);
+}
+
 TEST(Evaluate, RatioReductionAndPercentagePoints) {
   // ratio a/b = 1/4 = 0.25, within 10% of 0.24 (0.024) holds: |0.25-0.24| = 0.01.
   const auto ratio = evaluate_claim(

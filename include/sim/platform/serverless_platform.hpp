@@ -81,6 +81,21 @@ struct SpotSettings {
   std::vector<Scheduled> scheduled;
 };
 
+/// Where requests wait for an instance (DESIGN.md "Serverless platform").
+enum class DispatchScope : std::uint8_t {
+  kCluster,  ///< one queue per function (or queue group) for the whole cluster
+  /// a gateway routes each arrival to a node that hosts an instance of the function, and each
+  /// node keeps its own queue per function (Protean §4: requests "load-balanced across the
+  /// worker nodes by the Dispatcher", then reordered and batched on the node)
+  kNode
+};
+
+/// How the gateway of DispatchScope::kNode picks the node.
+enum class GatewayRoute : std::uint8_t {
+  kRoundRobin,  ///< the nodes hosting the function in turn
+  kLeastLoaded  ///< the node with the fewest queued and running batches per routable instance
+};
+
 struct ServerlessConfig {
   std::vector<HostTemplate> hosts;
   double pcie_bps = 512e9;    ///< host-to-GPU copy bandwidth
@@ -98,6 +113,8 @@ struct ServerlessConfig {
   /// kAverage charges eq. 3's average latency.
   gpu::TimeSliceMode time_slice_mode = gpu::TimeSliceMode::kSlotSchedule;
   std::uint64_t queue_capacity = 1000000;  ///< per queue; arrivals beyond it are dropped
+  DispatchScope dispatch_scope = DispatchScope::kCluster;
+  GatewayRoute gateway = GatewayRoute::kRoundRobin;
   /// How CPU instances draw a batch's latency from HarmonyBatch eq. 1.
   gpu::CpuLatencyMode cpu_latency = gpu::CpuLatencyMode::kAverage;
   /// Absent: no function billing in the summary.
@@ -168,6 +185,13 @@ class ServerlessPlatform final : public Platform {
   void sample_operator_fragments(const policy::PlatformView& v);
   void pump(Queue& q);
   void pump_all();
+  // Per-node dispatch (DispatchScope::kNode): the gateway and the node queues.
+  Queue& route(Queue& cluster, int exclude_host);
+  Queue& node_queue(Queue& cluster, int host);
+  [[nodiscard]] bool routable(const Inst& inst) const;
+  [[nodiscard]] bool serves(const Inst& inst, const Queue& q) const;
+  void schedule_reroute();
+  void reroute_stranded();
   void run_batch(Inst& inst, std::vector<Request> batch);
   void finish_batch(policy::InstanceId id, std::uint64_t batch_serial,
                     const gpu::JobResult& result);
@@ -231,6 +255,8 @@ class ServerlessPlatform final : public Platform {
 
   std::vector<std::unique_ptr<Fn>> fns_;        ///< by workload function id
   std::vector<std::unique_ptr<Queue>> queues_;  ///< by first member function id
+  std::vector<Queue*> node_queues_;             ///< every node queue, in creation order
+  EventHandle reroute_;                         ///< pending reroute_stranded()
   std::vector<std::unique_ptr<cluster::Host>> hosts_;
   std::vector<std::vector<int>> gpu_ids_;  ///< host -> gpu -> global device index
   int next_gpu_id_ = 0;

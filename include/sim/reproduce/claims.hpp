@@ -59,6 +59,7 @@ enum class RuleKind {
   kAtMost,    ///< value <= bound (bound defaults to the paper's value)
   kOrdering,  ///< the terms' values strictly decrease (descending) or increase (ascending)
   kSign,      ///< value > 0 (positive) or value < 0 (negative)
+  kFactor,    ///< paper / tolerance <= value <= paper * tolerance (tolerance >= 1, paper > 0)
 };
 
 struct Rule {

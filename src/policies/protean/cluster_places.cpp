@@ -18,9 +18,10 @@ double rdf_on(const FunctionView& f, const std::string& profile) {
   return it != f.rdf.end() ? it->second : 1.0;
 }
 
-int containers_needed(const FunctionView& f) {
+int containers_needed(const FunctionView& f, ContainerCount count, double interval_s) {
   const double rate = f.arrival_rate.empty() ? 0.0 : f.arrival_rate.front();
-  const double n_r = rate * f.batch_latency_s + static_cast<double>(f.queue_length);
+  const double window = count == ContainerCount::kInFlight ? f.batch_latency_s : interval_s;
+  const double n_r = rate * window + static_cast<double>(f.queue_length);
   const int batch = std::max(1, f.config.max_batch);
   return static_cast<int>(std::ceil(n_r / batch - 1e-9));
 }
@@ -87,12 +88,13 @@ std::vector<Place> cluster_places(const PlatformView& view, LoadScope scope,
   return out;
 }
 
-void tag_places(std::vector<Place>& places, const PlatformView& view) {
+void tag_places(std::vector<Place>& places, const PlatformView& view, ContainerCount count,
+                double interval_s) {
   double be_mem = 0.0;
   double be_fbr = 0.0;
   for (const auto& f : view.functions) {
     if (!f.gpu || is_strict(f)) continue;
-    const int n = containers_needed(f);
+    const int n = containers_needed(f, count, interval_s);
     be_mem += n * f.device_memory_gb;
     be_fbr += n * f.fbr;
   }

@@ -28,11 +28,14 @@ const GpuView* gpu_of(const PlatformView& view, int host, int gpu) {
 std::optional<std::size_t> ProteanAutoscaler::place_container(const FunctionView& f,
                                                               const std::vector<Place>& places,
                                                               ContainerPlacement mode) {
-  if (mode == ContainerPlacement::kSpread) {
+  if (mode == ContainerPlacement::kSpread || mode == ContainerPlacement::kConsolidate) {
+    const bool spread = mode == ContainerPlacement::kSpread;
     std::optional<std::size_t> best;
     for (std::size_t p = 0; p < places.size(); ++p) {
       if (!fits(f, places[p])) continue;
-      if (!best || places[p].load.memory_free_gb > places[*best].load.memory_free_gb) best = p;
+      const double free = places[p].load.memory_free_gb;
+      const double best_free = best ? places[*best].load.memory_free_gb : 0.0;
+      if (!best || (spread ? free > best_free : free < best_free)) best = p;
     }
     return best;
   }
@@ -90,9 +93,9 @@ void ProteanAutoscaler::reconfigurator(const PlatformView& view, Decisions& d) {
   if (gpus.empty()) return;
   const double predicted = predictor_.observe(be_new / static_cast<double>(gpus.size()));
   double memory = 0.0;  // line 9: mem(BE_model, pred_BE_num)
-  if (be_model != nullptr && predicted > 0) {
-    memory = std::ceil(predicted / std::max(1, be_model->config.max_batch) - 1e-9) *
-             be_model->device_memory_gb;
+  if (be_model != nullptr) {
+    memory = best_effort_memory_gb(predicted, be_model->config.max_batch,
+                                   be_model->device_memory_gb, config_.best_effort_memory);
   }
   const auto target = choose_geometry(config_.reconfiguration, memory);
   const int cap = max_simultaneous_reconfigurations(static_cast<int>(gpus.size()),
@@ -155,12 +158,15 @@ Decisions ProteanAutoscaler::decide(const PlatformView& view) {
   for (const auto& [g, target] : draining_)
     excluded.insert(g);
   auto places = cluster_places(view, LoadScope::kLive, excluded);
-  if (config_.placement == ContainerPlacement::kJobDistribution) tag_places(places, view);
+  if (config_.placement == ContainerPlacement::kJobDistribution) {
+    tag_places(places, view, config_.container_count, config_.monitor_interval_s);
+  }
 
   std::map<std::uint32_t, int> need;
   std::map<std::uint32_t, int> live;
   for (const auto& f : view.functions)
-    need[f.id] = f.gpu ? containers_needed(f) : 0;
+    need[f.id] =
+        f.gpu ? containers_needed(f, config_.container_count, config_.monitor_interval_s) : 0;
   for (const auto& i : view.instances)
     if (counts_as_live(i) && stopping_.count(i.id) == 0) ++live[i.function];
 

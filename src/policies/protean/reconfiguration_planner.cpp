@@ -45,6 +45,14 @@ std::vector<std::string> choose_geometry(const ReconfigurationConfig& config,
   return sorted_geometry(config.fallback);  // line 20
 }
 
+double best_effort_memory_gb(double predicted, int batch, double batch_memory_gb,
+                             BestEffortMemory mode) {
+  if (predicted <= 0) return 0.0;
+  const double batches = predicted / std::max(1, batch);
+  return (mode == BestEffortMemory::kWholeBatches ? std::ceil(batches - 1e-9) : batches) *
+         batch_memory_gb;
+}
+
 bool MismatchCounter::should_reconfigure(bool mismatch, int wait_limit) {
   if (!mismatch) {  // lines 29-30
     count_ = 0;

@@ -40,7 +40,9 @@ PolicyKind job_distributor() {
 }
 
 ContainerPlacement placement_of(const std::string& s) {
-  return s == "spread" ? ContainerPlacement::kSpread : ContainerPlacement::kJobDistribution;
+  if (s == "spread") return ContainerPlacement::kSpread;
+  if (s == "consolidate") return ContainerPlacement::kConsolidate;
+  return ContainerPlacement::kJobDistribution;
 }
 
 PolicyKind placement(const char* name, ContainerPlacement mode, const char* doc) {
@@ -63,8 +65,10 @@ PolicyKind autoscaler() {
       .doc("delayed termination: how long containers must be surplus before they stop (§4.2)");
   s->add("placement", ParamType::kChoice)
       .def("job-distribution")
-      .one_of({"job-distribution", "spread"})
-      .doc("job-distribution: Algorithm 1; spread: the place with the most free memory");
+      .one_of({"job-distribution", "spread", "consolidate"})
+      .doc(
+          "job-distribution: Algorithm 1; spread: the place with the most free memory; "
+          "consolidate: the place with the least free memory that fits (best fit)");
   s->add("reconfigure", ParamType::kBool).def(true).doc("run the Algorithm 2 reconfigurator");
   s->add("t_low", ParamType::kNumber)
       .def(0.1)
@@ -101,6 +105,23 @@ PolicyKind autoscaler() {
   s->list_of("fallback_geometry", ParamType::kString)
       .def(json::array({"4g.20gb", "3g.20gb"}))
       .doc("geometry when no small slice set fits (Algorithm 2 line 20)");
+  s->add("container_count", ParamType::kChoice)
+      .def("in-flight")
+      .one_of({"in-flight", "interval-batches"})
+      .doc(
+          "n_r of §4.2: in-flight = requests arriving during one 7g batch + queued; "
+          "interval-batches = requests arriving during one monitor interval + queued");
+  s->add("monitor_interval", ParamType::kDuration)
+      .def("1s")
+      .at_least(0)
+      .doc("the monitor interval of container_count interval-batches (assumption: not published)");
+  s->add("best_effort_memory", ParamType::kChoice)
+      .def("requests")
+      .one_of({"requests", "whole-batches"})
+      .doc(
+          "Algorithm 2 line 9, mem(BE_model, pred_BE_num): requests = pred_BE_num / batch x the "
+          "batch footprint (T_low reachable below one batch); whole-batches = rounded up to "
+          "containers");
   s->add("strict_sm_cap", ParamType::kNumber)
       .def(1.0)
       .at_least(0.01)
@@ -122,6 +143,13 @@ PolicyKind autoscaler() {
                                       : BestEffortCount::kIntervalArrivals;
             c.max_reconfiguring_fraction = p.at("max_reconfiguring_fraction").get<double>();
             c.strict_sm_cap = p.at("strict_sm_cap").get<double>();
+            c.container_count = p.at("container_count").get<std::string>() == "in-flight"
+                                    ? ContainerCount::kInFlight
+                                    : ContainerCount::kIntervalBatches;
+            c.monitor_interval_s = config::get_duration(p, "monitor_interval").to_seconds();
+            c.best_effort_memory = p.at("best_effort_memory").get<std::string>() == "requests"
+                                       ? BestEffortMemory::kRequests
+                                       : BestEffortMemory::kWholeBatches;
             return std::make_unique<ProteanAutoscaler>(c);
           }};
 }
@@ -171,6 +199,10 @@ void register_policies(PolicyRegistry& registry) {
   registry.add(placement("spread", ContainerPlacement::kSpread,
                          "The GPU or slice with the most free memory (load balancing by slice "
                          "memory, Protean §5 Naive Slicing)."));
+  registry.add(placement("consolidate", ContainerPlacement::kConsolidate,
+                         "The GPU or slice with the least free memory that still fits (best "
+                         "fit): containers consolidated onto as few GPUs as possible "
+                         "(INFless/Llama, Protean §1)."));
   registry.add(spot_procurement());
 }
 

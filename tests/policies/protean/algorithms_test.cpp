@@ -155,5 +155,28 @@ TEST(ContainersNeeded, OneContainerPerBatch) {
   EXPECT_EQ(containers_needed(f), 0);
 }
 
+TEST(ContainersNeeded, OneContainerPerBatchOfAMonitorInterval) {
+  // The other reading of n_r: 2500 rps x 1 s + 10 queued = 2510; ceil(2510 / 128) = 20.
+  FunctionView f;
+  f.config.max_batch = 128;
+  f.batch_latency_s = 0.11;
+  f.arrival_rate = {2500.0};
+  f.queue_length = 10;
+  EXPECT_EQ(containers_needed(f, ContainerCount::kIntervalBatches, 1.0), 20);
+  EXPECT_EQ(containers_needed(f, ContainerCount::kIntervalBatches, 0.5), 10);  // 1260 / 128
+}
+
+TEST(BestEffortMemory, RequestsCanFallBelowOneBatch) {
+  // 12 predicted BE requests of a 128-batch of 5 GB: 12 / 128 x 5 = 0.469 GB, occupancy of
+  // the (1g, 2g) set (15 GB) 0.031 < T_low 0.1 -> the (4g, 3g) fallback. Rounded up to a
+  // whole batch: 5 GB, occupancy 0.33 -> (1g, 2g) + 4g.
+  EXPECT_NEAR(best_effort_memory_gb(12, 128, 5.0, BestEffortMemory::kRequests), 0.46875, 1e-12);
+  EXPECT_DOUBLE_EQ(best_effort_memory_gb(12, 128, 5.0, BestEffortMemory::kWholeBatches), 5.0);
+  EXPECT_DOUBLE_EQ(best_effort_memory_gb(0, 128, 5.0, BestEffortMemory::kWholeBatches), 0.0);
+  const ReconfigurationConfig config;
+  EXPECT_EQ(choose_geometry(config, 0.46875), sorted_geometry({"4g.20gb", "3g.20gb"}));
+  EXPECT_EQ(choose_geometry(config, 5.0), sorted_geometry({"1g.5gb", "2g.10gb", "4g.20gb"}));
+}
+
 }  // namespace
 }  // namespace sim::policy::protean

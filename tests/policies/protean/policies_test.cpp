@@ -129,6 +129,21 @@ TEST(ProteanAutoscaler, SpreadPlacementBalancesByFreeMemory) {
   EXPECT_EQ(d.start[2].location->slice, 1);
 }
 
+TEST(ProteanAutoscaler, ConsolidatePlacementFillsTheFullestPlaceFirst) {
+  PlatformView v = mig_view();
+  v.functions = {resnet(0, 2500)};  // 3 containers of 6.5 GB
+  ProteanAutoscalerConfig c;
+  c.reconfigure = false;
+  c.placement = ContainerPlacement::kConsolidate;
+  ProteanAutoscaler a(c);
+  const auto d = a.decide(v);
+  // Least free memory that fits: 2g (10 -> 3.5); then the 4g (20 -> 13.5 -> 7).
+  ASSERT_EQ(d.start.size(), 3U);
+  EXPECT_EQ(d.start[0].location->slice, 1);
+  EXPECT_EQ(d.start[1].location->slice, 2);
+  EXPECT_EQ(d.start[2].location->slice, 2);
+}
+
 TEST(ProteanAutoscaler, DelaysTerminationOfSurplusContainers) {
   PlatformView v = mig_view();
   v.functions = {resnet(0, 0)};  // no demand

@@ -28,10 +28,20 @@ bool is_strict(const FunctionView& f);
 /// The RDF of `f` on a MIG profile (1 for a whole GPU or a profile the model does not list).
 double rdf_on(const FunctionView& f, const std::string& profile);
 
-/// Containers a function needs (Protean §4.2): n_c = ceil(n_r / batch_size), n_r the requests
-/// that arrive during one batch on 7g (arrival rate over the first rate window x the batch
-/// latency) plus those already queued.
-int containers_needed(const FunctionView& f);
+/// What n_r ("incoming requests", Protean §4.2) counts; the paper does not define it further.
+enum class ContainerCount : std::uint8_t {
+  /// the requests that arrive during one batch on 7g (arrival rate over the first rate window x
+  /// the batch latency) plus those already queued: the batches in flight
+  kInFlight,
+  /// the requests that arrive during one monitor interval plus those queued: "at least one
+  /// container to service each incoming request batch" per interval (§4, Fig. 4)
+  kIntervalBatches
+};
+
+/// Containers a function needs (Protean §4.2): n_c = ceil(n_r / batch_size), n_r as `count`
+/// says (`interval_s` is the monitor interval of kIntervalBatches).
+int containers_needed(const FunctionView& f, ContainerCount count = ContainerCount::kInFlight,
+                      double interval_s = 1.0);
 
 /// GPUs (host, gpu) the caller wants left alone (e.g. draining for a reconfiguration).
 using GpuSet = std::set<std::pair<int, int>>;
@@ -49,10 +59,11 @@ std::vector<Place> cluster_places(const PlatformView& view, LoadScope scope,
                                   const GpuSet& excluded = {});
 
 /// Algorithm 1's tags on every GPU: the best-effort memory demand (sum over best-effort
-/// functions of containers_needed x device memory) is shared evenly among the GPUs, and each
+/// functions of containers_needed(count) x device memory) is shared evenly among the GPUs, and each
 /// GPU's places are tagged in ascending order of memory; tagged_best_effort_fbr = tag x memory
 /// x the demand's FBR per GB.
-void tag_places(std::vector<Place>& places, const PlatformView& view);
+void tag_places(std::vector<Place>& places, const PlatformView& view,
+                ContainerCount count = ContainerCount::kInFlight, double interval_s = 1.0);
 
 /// Indices of `places` in ascending order of resources (memory, then location).
 std::vector<std::size_t> ascending_order(const std::vector<Place>& places);

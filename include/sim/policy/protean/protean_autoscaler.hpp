@@ -27,7 +27,10 @@ namespace sim::policy::protean {
 
 enum class ContainerPlacement : std::uint8_t {
   kJobDistribution,  ///< Protean Algorithm 1
-  kSpread            ///< the place with the most free memory (Naive Slicing, INFless, Molecule)
+  kSpread,           ///< the place with the most free memory (Naive Slicing, Molecule)
+  /// the place with the least free memory that still fits (best fit): batches consolidated
+  /// onto as few GPUs as possible (INFless/Llama, Protean §1, §6.1.1)
+  kConsolidate
 };
 
 /// What Algorithm 2's pred_BE_num counts (the paper: "from curr_request_queue get
@@ -46,6 +49,9 @@ struct ProteanAutoscalerConfig {
   BestEffortCount best_effort_count = BestEffortCount::kInFlight;
   double max_reconfiguring_fraction = 0.3;
   double strict_sm_cap = 1.0;  ///< GPUlet: SM cap of strict containers under MPS
+  ContainerCount container_count = ContainerCount::kInFlight;
+  double monitor_interval_s = 1.0;  ///< kIntervalBatches' window (assumption: the control tick)
+  BestEffortMemory best_effort_memory = BestEffortMemory::kRequests;
 };
 
 class ProteanAutoscaler final : public Autoscaler {

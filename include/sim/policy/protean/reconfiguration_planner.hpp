@@ -2,6 +2,7 @@
 /// Protean Algorithm 2 (§4.4, GPU reconfigurator): the geometry one GPU should have for the
 /// predicted best-effort load, and when a mismatch has lasted long enough to reconfigure.
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,21 @@ struct ReconfigurationConfig {
   double t_high = 0.9;
   int wait_limit = 3;  ///< consecutive mismatches before reconfiguring (line 25)
 };
+
+/// How Algorithm 2's mem(BE_model, pred_BE_num) (line 9) turns a request count into memory.
+enum class BestEffortMemory : std::uint8_t {
+  /// pred_BE_num / batch_size x the batch footprint: the potential occupancy can fall below
+  /// one batch, so T_low (a number of BE requests, §4.4) can be reached
+  kRequests,
+  /// rounded up to whole batches (containers): occupancy is at least one container's memory
+  /// over the set's, so a T_low below that never triggers the fallback geometry
+  kWholeBatches
+};
+
+/// mem(BE_model, pred_BE_num) of Algorithm 2 line 9: `predicted` BE requests of a model whose
+/// batch of `batch` requests needs `batch_memory_gb`, per `mode`.
+double best_effort_memory_gb(double predicted, int batch, double batch_memory_gb,
+                             BestEffortMemory mode);
 
 /// The geometry Algorithm 2 chooses for a predicted BE memory (lines 9-23), as a sorted list
 /// of profile names (sorted so that geometries compare as multisets).

@@ -1,0 +1,112 @@
+// Per-node dispatch (ServerlessConfig::dispatch_scope = kNode): a gateway routes each arrival
+// to a node hosting an instance, and the request waits for that node's instances.
+
+#include <gtest/gtest.h>
+
+#include "harness.hpp"
+
+namespace sim::platform {
+namespace {
+
+using testing::Harness;
+namespace ref = policy::reference;
+
+// Host 0 with two GPUs (devices 0 and 1), host 1 with one (device 2); a fixed pool of three
+// exclusive instances, first fit: one per GPU, all ready at 24 s. test/fig42 runs a request
+// in 4 s. Four requests at 25.0, 25.1, 25.2 and 25.3 s.
+ServerlessConfig three_gpus_on_two_nodes(DispatchScope scope, GatewayRoute route) {
+  ServerlessConfig c = testing::config(testing::host(2));
+  c.hosts.push_back(testing::host(1));
+  c.functions.push_back(testing::function("f", "test/fig42", 1));
+  c.dispatch_scope = scope;
+  c.gateway = route;
+  return c;
+}
+
+std::vector<metrics::RequestRecord> run(ServerlessConfig c) {
+  auto p = testing::reference_policies();
+  p.autoscaler = std::make_unique<ref::FixedPoolAutoscaler>(3);
+  Harness h(std::move(c), std::move(p));
+  for (int i = 0; i < 4; ++i)
+    h.arrive(seconds(25.0 + 0.1 * i), 0);
+  h.sim.run_until(seconds(60));
+  EXPECT_EQ(h.platform->requests_in_system(), 0u);
+  auto records = h.records;
+  std::sort(records.begin(), records.end(),
+            [](const auto& a, const auto& b) { return a.id < b.id; });
+  return records;
+}
+
+TEST(NodeDispatch, ClusterQueueServesTheFirstIdleInstance) {
+  const auto r = run(three_gpus_on_two_nodes(DispatchScope::kCluster, GatewayRoute::kRoundRobin));
+  ASSERT_EQ(r.size(), 4u);
+  // Three requests start at once on the three instances; the fourth waits for the first to
+  // finish (device 0 at 29 s) and ends at 33 s.
+  EXPECT_EQ(r[3].start, seconds(29));
+  EXPECT_EQ(r[3].finish, seconds(33));
+  EXPECT_EQ(r[3].device, 0);
+}
+
+TEST(NodeDispatch, RoundRobinHoldsARequestAtItsBusyNode) {
+  const auto r = run(three_gpus_on_two_nodes(DispatchScope::kNode, GatewayRoute::kRoundRobin));
+  ASSERT_EQ(r.size(), 4u);
+  // Round robin over the nodes {0, 1}: r0 -> node 0 (device 0), r1 -> node 1 (device 2),
+  // r2 -> node 0 (device 1), r3 -> node 1, where device 2 is busy until 29.1 s: it waits there
+  // although device 0 frees at 29 s.
+  EXPECT_EQ(r[1].device, 2);
+  EXPECT_EQ(r[2].device, 1);
+  EXPECT_EQ(r[3].device, 2);
+  EXPECT_EQ(r[3].start, seconds(29.1));
+  EXPECT_EQ(r[3].finish, seconds(33.1));
+  EXPECT_EQ(r[3].queue_wait, seconds(29.1) - seconds(25.3));
+}
+
+TEST(NodeDispatch, LeastLoadedWeighsRunningBatchesPerInstance) {
+  const auto r = run(three_gpus_on_two_nodes(DispatchScope::kNode, GatewayRoute::kLeastLoaded));
+  ASSERT_EQ(r.size(), 4u);
+  // Load = (queued + running) / instances. r0: 0 vs 0 -> node 0. r1: 1/2 vs 0 -> node 1.
+  // r2: 1/2 vs 1/1 -> node 0. r3: 2/2 vs 1/1 -> tie, the lower node 0, whose device 0 frees
+  // first (29 s).
+  EXPECT_EQ(r[0].device, 0);
+  EXPECT_EQ(r[1].device, 2);
+  EXPECT_EQ(r[2].device, 1);
+  EXPECT_EQ(r[3].device, 0);
+  EXPECT_EQ(r[3].finish, seconds(33));
+}
+
+// A node that loses its last instance while requests wait there sends them back through the
+// gateway: host 0 (one GPU) gets a revocation notice at 26 s; its busy instance drains and
+// r2, queued there, goes to host 1 and runs when device 1 frees (29.1 s). Nothing is lost.
+TEST(NodeDispatch, RequestsOfANodeWithoutInstancesAreRerouted) {
+  ServerlessConfig c;
+  auto t = testing::host(1, "A100-40GB", 2);
+  t.spec.market = cluster::Market::kSpot;
+  t.spec.price_per_hour = 1.0;
+  c.hosts.push_back(t);
+  c.store_bps = 1e9;
+  c.pcie_bps = 2e9;
+  c.spot.notice_min = c.spot.notice_max = seconds(30);
+  c.spot.scheduled.push_back({0, seconds(56)});
+  c.functions.push_back(testing::function("f", "test/fig42", 1));
+  c.dispatch_scope = DispatchScope::kNode;
+  auto p = testing::reference_policies();
+  p.autoscaler = std::make_unique<ref::FixedPoolAutoscaler>(2);
+  Harness h(std::move(c), std::move(p));
+  h.arrive(seconds(25.0), 0);
+  h.arrive(seconds(25.1), 0);
+  h.arrive(seconds(25.2), 0);
+  h.sim.run_until(seconds(120));
+  ASSERT_EQ(h.records.size(), 3u);
+  EXPECT_EQ(h.platform->requests_in_system(), 0u);
+  auto r = h.records;
+  std::sort(r.begin(), r.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
+  EXPECT_EQ(r[0].device, 0);
+  EXPECT_EQ(r[0].finish, seconds(29));  // drains its batch after the notice
+  EXPECT_EQ(r[2].device, 1);
+  EXPECT_EQ(r[2].start, seconds(29.1));
+  for (const auto& x : r)
+    EXPECT_NE(x.outcome, metrics::Outcome::kDropped);
+}
+
+}  // namespace
+}  // namespace sim::platform
