@@ -10,6 +10,8 @@
 
 #include <fmt/format.h>
 
+#include "sim/config/bounded_line.hpp"
+
 namespace sim::gpu::detail {
 
 void Csv::fail(std::size_t line, const std::string& msg) const {
@@ -55,21 +57,6 @@ namespace {
 constexpr std::size_t kMaxLineBytes = 1 << 16;
 constexpr std::size_t kMaxRows = 1'000'000;
 
-// getline that stops after `limit` + 1 bytes, so that a file without newlines cannot make the
-// line grow without bound; the caller rejects a line longer than `limit`.
-bool read_bounded_line(std::istream& in, std::string& line, std::size_t limit) {
-  line.clear();
-  char c = 0;
-  bool any = false;
-  while (in.get(c)) {
-    any = true;
-    if (c == '\n') return true;
-    line.push_back(c);
-    if (line.size() > limit) return true;
-  }
-  return any;
-}
-
 }  // namespace
 
 Csv read_csv(const std::filesystem::path& path, const std::vector<std::string>& required,
@@ -83,7 +70,7 @@ Csv read_csv(const std::filesystem::path& path, const std::vector<std::string>& 
   csv.file = path.string();
   std::string line;
   std::size_t n = 0;
-  while (read_bounded_line(in, line, kMaxLineBytes)) {
+  while (config::read_bounded_line(in, line, kMaxLineBytes)) {
     ++n;
     if (line.size() > kMaxLineBytes) {
       csv.fail(n, fmt::format("line longer than {} bytes: not a measurement table", kMaxLineBytes));

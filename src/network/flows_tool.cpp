@@ -14,6 +14,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "sim/config/bounded_line.hpp"
 #include "sim/config/units.hpp"
 #include "sim/engine/simulation.hpp"
 #include "sim/network/flow_network.hpp"
@@ -75,7 +76,7 @@ std::vector<FlowSpec> read_flows_csv(std::istream& in, const std::string& file,
   std::string raw;
   std::size_t line_no = 0;
   bool header_seen = false;
-  while (std::getline(in, raw)) {
+  while (config::read_bounded_line(in, raw, kMaxLine)) {
     ++line_no;
     if (raw.size() > kMaxLine) fail(file, line_no, "line longer than 65536 characters");
     const std::string line = trim(raw);

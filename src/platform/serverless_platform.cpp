@@ -1,5 +1,7 @@
 #include "sim/platform/serverless_platform.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -221,10 +223,12 @@ ServerlessPlatform::ServerlessPlatform(ServerlessConfig config, const gpu::Model
     if (!stores.empty()) store_node_ = stores.front();
   }
 
+  double largest_gpu_gb = 0.0;
   for (const auto& t : config_.hosts) {
     for (const auto& g : t.spec.gpus) {
       const gpu::GpuType& type = catalog_.gpu(g.type);
       if (planning_gpu_ == nullptr) planning_gpu_ = &type;
+      largest_gpu_gb = std::max(largest_gpu_gb, type.memory_gb);
     }
   }
 
@@ -278,6 +282,17 @@ ServerlessPlatform::ServerlessPlatform(ServerlessConfig config, const gpu::Model
                                     "\" needs a GPU but the cluster has none");
       }
       fn->device_gb = fn->spec.device_memory_gb.value_or(m.memory_gb());
+      // A batch that no GPU can hold would leave the function's requests queued for ever, with
+      // nothing in the output saying why. Time-sliced functions page their memory (cGPU's
+      // M_max) and layer-partitioned models spread over GPUs (Flashpoint), so only the rest
+      // must fit one device.
+      const bool spreads = cfg.time_slice_gb > 0 || (m.cold_start && !m.cold_start->layers.empty());
+      if (!spreads && fn->device_gb > largest_gpu_gb) {
+        throw std::invalid_argument(fmt::format(
+            "serverless platform: function \"{}\" needs {:g} GB of GPU memory per batch (model "
+            "{}) but the largest GPU of the cluster has {:g} GB",
+            fn->spec.name, fn->device_gb, m.name, largest_gpu_gb));
+      }
       if (op) {
         fn->batch_latency_s =
             gpu::OperatorProfileLatency(cfg.cpu_threads,

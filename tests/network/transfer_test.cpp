@@ -1,5 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <iterator>
+#include <streambuf>
+
 #include <fstream>
 #include <sstream>
 
@@ -145,6 +149,30 @@ TEST(FlowsTool, ErrorsNameFileAndLine) {
   EXPECT_EQ(error_of("id,src,dst,bytes,start,spine\n1,h1,h2,5,0,0\n"),
             "f.csv: line 2: column \"spine\": expected a spine index below 0, found 0");
   EXPECT_EQ(error_of(""), "f.csv: line 0: expected a header line id,src,dst,bytes,start[,spine]");
+}
+
+/// An endless input without newlines (what `--flows /dev/zero` gives): the reader stops just
+/// past its 65,536-character line limit with a located error instead of reading for ever.
+TEST(FlowsTool, AnEndlessLineIsRejectedWithoutReadingOn) {
+  struct Endless : std::streambuf {
+    std::size_t served = 0;
+    char chunk[4096];
+    int_type underflow() override {
+      std::fill(std::begin(chunk), std::end(chunk), '\0');
+      served += sizeof chunk;
+      setg(chunk, chunk, chunk + sizeof chunk);
+      return traits_type::to_int_type(chunk[0]);
+    }
+  } zeros;
+  std::istream in(&zeros);
+  const Topology t = testing::star(2, 10e9);
+  try {
+    (void)read_flows_csv(in, "/dev/zero", t);
+    FAIL() << "an endless line was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()), "/dev/zero: line 1: line longer than 65536 characters");
+  }
+  EXPECT_LE(zeros.served, std::size_t{(1 << 16) + 4096});
 }
 
 TEST(FlowsTool, MissingFilesAreReported) {

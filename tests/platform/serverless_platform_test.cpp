@@ -70,6 +70,28 @@ TEST(ServerlessPlatform, FlashpointFig42AverageCompletionIs34s) {
   EXPECT_DOUBLE_EQ(extra["cold_starts"]["by_stage"]["load_s"].get<double>(), 12.0);
 }
 
+/// A function whose batch needs more memory than any GPU of the cluster has would keep its
+/// requests queued for ever; the platform refuses it before time zero, naming the function, the
+/// model and both sizes (the A100-40GB test host has 40 GB).
+TEST(ServerlessPlatform, RejectsAFunctionNoGpuCanHold) {
+  ServerlessConfig c = testing::config(testing::host(1));
+  c.functions.push_back(testing::function("big", "test/fig42", 1));
+  c.functions.back().device_memory_gb = 48.0;
+  try {
+    Harness h(std::move(c), testing::reference_policies());
+    FAIL() << "a 48 GB function on a 40 GB GPU was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(),
+                 "serverless platform: function \"big\" needs 48 GB of GPU memory per batch "
+                 "(model test/fig42) but the largest GPU of the cluster has 40 GB");
+  }
+  // The same function at 40 GB fits exactly.
+  ServerlessConfig fits = testing::config(testing::host(1));
+  fits.functions.push_back(testing::function("big", "test/fig42", 1));
+  fits.functions.back().device_memory_gb = 40.0;
+  EXPECT_NO_THROW(Harness(std::move(fits), testing::reference_policies()));
+}
+
 nlohmann::json default_network() {
   config::Diagnostics diag("test");
   auto j = net::topology_schema()->resolve(nlohmann::json::object(), "", diag);
