@@ -36,9 +36,11 @@ NodeId Topology::add_node(std::string name, NodeKind kind, std::optional<double>
         fmt::format("topology: node \"{}\": the per-flow cap must be a positive bit rate, found {}",
                     name, *flow_cap_bps));
   }
+  const auto id = static_cast<NodeId>(nodes_.size());
+  by_name_.emplace(name, id);
   nodes_.push_back(Node{std::move(name), kind, flow_cap_bps});
   adjacency_.emplace_back();
-  return static_cast<NodeId>(nodes_.size() - 1);
+  return id;
 }
 
 LinkId Topology::add_link(NodeId a, NodeId b, double capacity_bps, Time latency) {
@@ -77,10 +79,9 @@ LinkId Topology::add_link(NodeId a, NodeId b, double capacity_bps, Time latency)
 }
 
 std::optional<NodeId> Topology::find(const std::string& name) const {
-  for (std::size_t i = 0; i < nodes_.size(); ++i) {
-    if (nodes_[i].name == name) return static_cast<NodeId>(i);
-  }
-  return std::nullopt;
+  const auto it = by_name_.find(name);
+  if (it == by_name_.end()) return std::nullopt;
+  return it->second;
 }
 
 NodeId Topology::at(const std::string& name) const {

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "sim/engine/time.hpp"
@@ -87,6 +88,8 @@ class Topology {
 
  private:
   std::vector<Node> nodes_;
+  /// Name -> id: a linear search per added node made building 1e5 hosts take 13 s.
+  std::unordered_map<std::string, NodeId> by_name_;
   std::vector<Link> links_;
   std::vector<std::vector<Adjacent>> adjacency_;
 };
