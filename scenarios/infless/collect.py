@@ -8,8 +8,9 @@ throughput (req/s), cold-start rate (share of requests that waited for a cold st
 unified resource (beta * thread-seconds + 100 * SM-share-seconds, beta = 64/142, INFless
 §3.4) per second, throughput per unified resource, fragment ratio (unallocated unified
 resource on servers holding an INFless instance, Fig. 17b; servers of 32 threads and 2 GPUs)
-and cost per request (INFless Table 4 prices: $0.034 per CPU-hour, $2.5 per GPU-hour,
-charged per thread and per SM share).
+cost per request (INFless Table 4 prices: $0.034 per CPU-hour, $2.5 per GPU-hour,
+charged per thread and per SM share), and Table 4's CPUs and GPUs per 100 RPS (mean CPU threads
+and mean SM shares held -- 1.0 = a whole GPU -- per 100 req/s of throughput).
 """
 import json
 import pathlib
@@ -50,6 +51,10 @@ def row(run):
         "free_cpu_fraction": fc,
         "free_gpu_fraction": fg,
         "cost_per_request_usd": cost / completed if completed else None,
+        "cpus_per_100rps": 100 * threads / duration / s["throughput_rps"]
+        if duration and s["throughput_rps"] else None,
+        "gpus_per_100rps": 100 * shares / duration / s["throughput_rps"]
+        if duration and s["throughput_rps"] else None,
         "batch_size_mean": s["batch_size_mean"],
     }
 

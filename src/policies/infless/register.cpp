@@ -6,6 +6,7 @@
 #include "sim/config/schema.hpp"
 #include "sim/policy/infless/histogram_keep_alive.hpp"
 #include "sim/policy/infless/infless_autoscaler.hpp"
+#include "sim/policy/infless/openfaas_alert_autoscaler.hpp"
 #include "sim/policy/infless/operator_placement.hpp"
 #include "sim/policy/infless/request_path.hpp"
 #include "sim/policy/infless/resource_efficiency.hpp"
@@ -141,7 +142,7 @@ PolicyKind uniform_autoscaler() {
   const char* doc =
       "INFless's baselines (§5.1): uniform scaling, n = ceil(R / r_up) instances of one "
       "configuration placed first-fit. batch > 0: that fixed (batch, threads, GPU %) "
-      "(OpenFaaS+: 1, 2, 10); batch = 0: BATCH's choice of the best r_up per unified resource.";
+      "(OpenFaaS+: 1, 2, 10); batch = 0: BATCH's choice (rule).";
   auto s = policy_schema(kAutoscaler, "infless-uniform", doc);
   add_slos(*s);
   s->add("rate_window", ParamType::kInteger).def(0).at_least(0).doc("rate window index");
@@ -155,6 +156,24 @@ PolicyKind uniform_autoscaler() {
   s->add("scale_down", ParamType::kBool)
       .def(false)
       .doc("stop surplus idle instances (off: the keep-alive reclaims them)");
+  s->add("rule", ParamType::kChoice)
+      .one_of({"largest-batch", "efficiency"})
+      .def("largest-batch")
+      .doc(
+          "batch = 0: BATCH's rule as INFless §5.2 describes it (the largest batch within the "
+          "SLO on the cheapest of `tiers`, rate-oblivious), or the best r_up per unified "
+          "resource over INFless's whole configuration space (a stronger variant)");
+  auto tier = std::make_shared<config::Schema>("infless/tier", "one BATCH resource tier");
+  tier->add("threads", ParamType::kInteger).at_least(1).doc("CPU threads");
+  tier->add("gpu_percent", ParamType::kInteger).at_least(1).at_most(100).doc("SM %");
+  s->list_of("tiers", tier)
+      .def(json::array({json{{"threads", 2}, {"gpu_percent", 10}},
+                        json{{"threads", 4}, {"gpu_percent", 20}},
+                        json{{"threads", 8}, {"gpu_percent", 40}}}))
+      .doc(
+          "rule largest-batch: BATCH's resource configurations (INFless Fig. 13c: three; "
+          "assumption: Lambda-style memory tiers 1x, 2x, 4x extended with threads and SMs in "
+          "proportion)");
   add_beta(*s);
   return {kAutoscaler, "infless-uniform", doc, s,
           [](const json& p, PolicyContext) -> std::unique_ptr<Policy> {
@@ -166,9 +185,89 @@ PolicyKind uniform_autoscaler() {
             c.gpu_percent = p.at("gpu_percent").get<int>();
             c.max_batch = p.at("max_batch").get<int>();
             c.scale_down = p.at("scale_down").get<bool>();
+            c.rule = p.at("rule").get<std::string>() == "efficiency" ? BatchRule::kEfficiency
+                                                                     : BatchRule::kLargestBatch;
+            c.tiers.clear();
+            for (const json& t : p.at("tiers"))
+              c.tiers.push_back({t.at("threads").get<int>(), t.at("gpu_percent").get<int>()});
             c.cpu_gflops_per_thread = p.at("cpu_gflops_per_thread").get<double>();
             c.gpu_gflops = p.at("gpu_gflops").get<double>();
             return std::make_unique<UniformAutoscaler>(c);
+          }};
+}
+
+PolicyKind openfaas_alert_autoscaler() {
+  const char* doc =
+      "OpenFaaS's alert scaling (INFless's OpenFaaS+, Table 3: no profiling, uniform scaling): "
+      "rate(10s) > 5 req/s for 5 s fires an alert; every notification (after 5 s, then every "
+      "30 s) adds ceil(max_replicas x scaling_factor) replicas of one fixed configuration, up "
+      "to max_replicas; a request scales a function from zero to min_replicas.";
+  auto s = policy_schema(kAutoscaler, "openfaas-alert", doc);
+  add_slos(*s);
+  s->add("rate_window", ParamType::kInteger)
+      .def(0)
+      .at_least(0)
+      .doc("the platform rate window sampled at every control tick");
+  s->add("rate_span", ParamType::kDuration)
+      .def("10s")
+      .at_least(1e-3)
+      .doc("Prometheus rate(gateway_function_invocation_total[10s]) (faas alert.rules)");
+  s->add("threshold", ParamType::kRate)
+      .def("5/s")
+      .at_least(0)
+      .doc("APIHighInvocationRate threshold (faas alert.rules: > 5)");
+  s->add("per_replica", ParamType::kBool)
+      .def(false)
+      .doc("compare the rate per replica instead of the function's rate");
+  s->add("for", ParamType::kDuration).def("5s").at_least(0).doc("the rule's `for:` hold");
+  s->add("group_wait", ParamType::kDuration)
+      .def("5s")
+      .at_least(0)
+      .doc("AlertManager's first notification delay (OpenFaaS helm chart alertmanager.yml)");
+  s->add("repeat_interval", ParamType::kDuration)
+      .def("30s")
+      .at_least(1e-3)
+      .doc("AlertManager re-notifies a firing alert this often (helm chart: 30s)");
+  s->add("min_replicas", ParamType::kInteger)
+      .def(1)
+      .at_least(1)
+      .doc("com.openfaas.scale.min: replicas started from zero");
+  s->add("max_replicas", ParamType::kInteger)
+      .def(20)
+      .at_least(1)
+      .doc("com.openfaas.scale.max (OpenFaaS default 20)");
+  s->add("scaling_factor", ParamType::kNumber)
+      .def(0.2)
+      .at_least(0)
+      .at_most(1)
+      .doc("com.openfaas.scale.factor / 100 (default 20%): the step is ceil(max x factor)");
+  s->add("resolved_to_min", ParamType::kBool)
+      .def(false)
+      .doc(
+          "stop idle replicas above min when the alert resolves (stock gateway); default off: "
+          "INFless's OpenFaaS+ has a fixed keep-alive, which then governs releases");
+  s->add("batch", ParamType::kInteger).def(1).at_least(1).doc("the fixed batch (OpenFaaS+: 1)");
+  s->add("threads", ParamType::kInteger).def(2).at_least(1).doc("fixed CPU threads");
+  s->add("gpu_percent", ParamType::kInteger).def(10).at_least(1).at_most(100).doc("fixed SM %");
+  return {kAutoscaler, "openfaas-alert", doc, s,
+          [](const json& p, PolicyContext) -> std::unique_ptr<Policy> {
+            OpenFaasAlertConfig c;
+            c.slo = slos_of(p);
+            c.rate_window = p.at("rate_window").get<std::size_t>();
+            c.rate_span = config::get_duration(p, "rate_span");
+            c.threshold_rps = config::get_rate(p, "threshold");
+            c.per_replica = p.at("per_replica").get<bool>();
+            c.for_duration = config::get_duration(p, "for");
+            c.group_wait = config::get_duration(p, "group_wait");
+            c.repeat_interval = config::get_duration(p, "repeat_interval");
+            c.min_replicas = p.at("min_replicas").get<int>();
+            c.max_replicas = p.at("max_replicas").get<int>();
+            c.scaling_factor = p.at("scaling_factor").get<double>();
+            c.resolved_to_min = p.at("resolved_to_min").get<bool>();
+            c.batch = p.at("batch").get<int>();
+            c.threads = p.at("threads").get<int>();
+            c.gpu_percent = p.at("gpu_percent").get<int>();
+            return std::make_unique<OpenFaasAlertAutoscaler>(c);
           }};
 }
 
@@ -263,6 +362,7 @@ void register_policies(PolicyRegistry& registry) {
   registry.add(rate_dispatcher());
   registry.add(infless_autoscaler());
   registry.add(uniform_autoscaler());
+  registry.add(openfaas_alert_autoscaler());
   registry.add(operator_placement());
   registry.add(lsth_keep_alive());
   registry.add(hhp_keep_alive());

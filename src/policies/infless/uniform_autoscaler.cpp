@@ -25,6 +25,27 @@ std::optional<Configuration> uniform_choice(const LatencyPredictor& predictor, i
   return best;
 }
 
+std::optional<Configuration> largest_batch_choice(const LatencyPredictor& predictor, int max_batch,
+                                                  const std::vector<ResourceTier>& tiers,
+                                                  double t_slo_s, double beta) {
+  for (int b : batch_set(max_batch)) {
+    const double budget = b > 1 ? t_slo_s / 2.0 : t_slo_s;
+    std::optional<Configuration> best;
+    double best_cost = 0.0;
+    for (const ResourceTier& tier : tiers) {
+      const auto t = predictor.t_exec_s(b, tier.threads, tier.gpu_percent);
+      if (!t || *t > budget) continue;
+      const double cost = unified_resource(tier.threads, tier.gpu_percent, beta);
+      if (!best || cost < best_cost) {
+        best_cost = cost;
+        best = Configuration{b, tier.threads, tier.gpu_percent, *t, rate_bounds(*t, t_slo_s, b)};
+      }
+    }
+    if (best && best->bounds.r_up > 0) return best;
+  }
+  return std::nullopt;
+}
+
 Decisions UniformAutoscaler::decide(const PlatformView& view) {
   Decisions d;
   std::vector<ServerState> servers = servers_of(view);
@@ -38,10 +59,11 @@ Decisions UniformAutoscaler::decide(const PlatformView& view) {
     if (f.live() == 0 && f.queue_length > 0) rate = std::max(rate, 1.0);
     if (rate <= 0.0) continue;
     auto it = chosen_.find(f.id);
-    // BATCH re-chooses its configuration for the current rate whenever it scales up (new
-    // instances use it; older ones stay until the keep-alive reclaims them).
+    // The efficiency rule re-chooses its configuration for the current rate whenever it scales
+    // up (new instances use it; older ones stay until the keep-alive reclaims them). BATCH's
+    // largest-batch choice does not depend on the rate, so it is made once per function.
     const bool rising = it == chosen_.end() || rate > f.live() * it->second.bounds.r_up;
-    if (rising && config_.batch == 0) {
+    if (rising && config_.batch == 0 && config_.rule == BatchRule::kEfficiency) {
       chosen_.erase(f.id);
       it = chosen_.end();
     }
@@ -54,7 +76,9 @@ Decisions UniformAutoscaler::decide(const PlatformView& view) {
                             rate_bounds(*t, slo, config_.batch)};
       } else {
         const int mb = config_.max_batch > 0 ? config_.max_batch : f.config.max_batch;
-        c = uniform_choice(predictor, mb, rate, slo, beta);
+        c = config_.rule == BatchRule::kEfficiency
+                ? uniform_choice(predictor, mb, rate, slo, beta)
+                : largest_batch_choice(predictor, mb, config_.tiers, slo, beta);
       }
       if (!c || !(c->bounds.r_up > 0)) continue;
       it = chosen_.emplace(f.id, *c).first;
