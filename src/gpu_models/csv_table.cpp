@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "sim/config/bounded_line.hpp"
+#include "sim/config/utf8.hpp"
 
 namespace sim::gpu::detail {
 
@@ -76,6 +77,11 @@ Csv read_csv(const std::filesystem::path& path, const std::vector<std::string>& 
       csv.fail(n, fmt::format("line longer than {} bytes: not a measurement table", kMaxLineBytes));
     }
     if (n > kMaxRows) csv.fail(n, fmt::format("more than {} lines", kMaxRows));
+    // Cells become JSON keys and strings (dcsim fit prints a fragment), which must be UTF-8.
+    if (const auto bad = config::first_invalid_utf8(line); bad != std::string_view::npos) {
+      csv.fail(n, fmt::format("not UTF-8 text (byte 0x{:02X} at character {})",
+                              static_cast<unsigned char>(line[bad]), bad + 1));
+    }
     const std::string t = trim(line);
     if (t.empty() || t[0] == '#') continue;
     auto cells = split(t, ',');

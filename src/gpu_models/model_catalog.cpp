@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "json_reader.hpp"
+#include "sim/config/diagnostics.hpp"
 #include "sim/config/json_text.hpp"
 
 namespace sim::gpu {
@@ -471,12 +472,17 @@ const ModelProfile* ModelCatalog::find(std::string_view name) const {
 
 const ModelProfile& ModelCatalog::model(std::string_view name) const {
   if (const auto* m = find(name)) return *m;
-  // Suggest names that contain the query or share its last path component.
-  std::string hint;
+  // A typo of a full name ("protean/resnet50") gets the nearest full name, which keeps its
+  // family; a bare model name ("resnet-50") gets every family's model of that name.
   const std::string q(name);
-  const std::string tail = q.substr(q.find('/') == std::string::npos ? 0 : q.find('/') + 1);
-  for (const auto& [n, m] : models_) {
-    if (!tail.empty() && n.find(tail) != std::string::npos) hint += (hint.empty() ? "" : ", ") + n;
+  std::string hint;
+  if (q.find('/') != std::string::npos) hint = config::nearest(q, names());
+  if (hint.empty()) {
+    const std::string tail = q.substr(q.find('/') == std::string::npos ? 0 : q.find('/') + 1);
+    for (const auto& [n, m] : models_) {
+      if (!tail.empty() && n.find(tail) != std::string::npos)
+        hint += (hint.empty() ? "" : ", ") + n;
+    }
   }
   throw std::invalid_argument(
       "unknown model '" + q + "'" +

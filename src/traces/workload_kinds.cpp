@@ -12,6 +12,7 @@
 #include "sim/traces/text_reader.hpp"
 #include "sim/traces/timestamp_reader.hpp"
 #include "sim/traces/trace_path.hpp"
+#include "sim/traces/workload_limits.hpp"
 
 namespace sim::traces {
 
@@ -51,11 +52,6 @@ std::shared_ptr<const Schema> window_schema() {
   s->add("rebase", ParamType::kBool).def(true).doc("make the window start time zero");
   return s;
 }
-
-/// Highest rate a generator or a rescale may ask for: 1e8 requests per second is ~1,000 times
-/// the peak of the Azure Functions traces; a higher rate is a typo (1e12/s once made a run
-/// grow by 1.7 GB of queued requests per 30 s of wall time without ever finishing).
-constexpr double kMaxGeneratedRate = 1e8;
 
 std::shared_ptr<const Schema> rescale_schema() {
   auto s = std::make_shared<Schema>(
@@ -325,7 +321,7 @@ std::vector<KindDef> kind_defs() {
   {
     auto s = std::make_shared<Schema>("poisson", "Poisson arrivals at a constant rate.");
     s->add("rate", ParamType::kRate)
-        .at_least(1e-12)
+        .at_least(kMinGeneratedRate)
         .at_most(kMaxGeneratedRate)
         .doc("mean arrival rate, e.g. \"50/s\"");
     add_duration(*s);
@@ -339,7 +335,7 @@ std::vector<KindDef> kind_defs() {
   {
     auto s = std::make_shared<Schema>("constant", "Evenly spaced arrivals, one every 1/rate.");
     s->add("rate", ParamType::kRate)
-        .at_least(1e-12)
+        .at_least(kMinGeneratedRate)
         .at_most(kMaxGeneratedRate)
         .doc("arrival rate, e.g. \"50/s\"");
     add_duration(*s);
@@ -378,7 +374,7 @@ std::vector<KindDef> kind_defs() {
     auto s = std::make_shared<Schema>(
         "diurnal", "Daily cycle: a cosine around a mean rate with lognormal noise per bin.");
     s->add("mean", ParamType::kRate)
-        .at_least(1e-12)
+        .at_least(kMinGeneratedRate)
         .at_most(kMaxGeneratedRate)
         .doc("mean rate, e.g. \"3000/s\"");
     s->add("amplitude", ParamType::kNumber)

@@ -151,6 +151,10 @@ TEST(Fit, CsvErrorsNameFileAndLine) {
   EXPECT_EQ(fit_error("cpu-exp", "batch,cores,stat,latency_s\n1,1,mean,0.1\n"),
             "bad.csv:2: column 'stat': expected avg or max, found 'mean'");
   EXPECT_EQ(fit_error("gpu-linear", "batch,latency_s\n"), "bad.csv:1: no data rows");
+  // Found by fuzz_fit_csv: a job name that is not UTF-8 reached the JSON dump and came out as
+  // "[json.exception.type_error.316] invalid UTF-8 byte", without file or line.
+  EXPECT_EQ(fit_error("mps-fbr", "job,corunners,solo_s,colocated_s\na\x91,b,0.1,0.12\n"),
+            "bad.csv:2: not UTF-8 text (byte 0x91 at character 2)");
   EXPECT_EQ(fit_error("linear", "batch,latency_s\n1,1\n"),
             "unknown fit kind 'linear' (expected gpu-linear, cpu-exp or mps-fbr)");
 }

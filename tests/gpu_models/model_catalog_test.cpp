@@ -241,6 +241,16 @@ TEST(ModelCatalog, LoadNamesMissingDirectoryAndLookupSuggests) {
     EXPECT_EQ(std::string(e.what()),
               "unknown model 'resnet-50' (did you mean: infless/resnet-50, protean/resnet-50?)");
   }
+  // A typo of a full name: the nearest full name, in the same family.
+  for (const std::string family : {"protean", "infless"}) {
+    try {
+      (void)repo_catalog().model(family + "/resnet50");
+      FAIL();
+    } catch (const std::invalid_argument& e) {
+      EXPECT_EQ(std::string(e.what()), "unknown model '" + family +
+                                           "/resnet50' (did you mean: " + family + "/resnet-50?)");
+    }
+  }
 }
 
 TEST(ModelCatalog, ListAndModelInfoRender) {

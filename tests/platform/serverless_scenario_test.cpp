@@ -54,6 +54,40 @@ TEST(ServerlessScenario, UnknownPolicyIsAValidationError) {
   }
 }
 
+// The schema allows 100,000 hosts per template and 64 GPUs per host; their product (6.4 million
+// GPUs) took 42 s and 7.4 GB to validate. The cluster's total is checked before anything is
+// built, and the error names the scenario, the JSON path and the limit.
+TEST(ServerlessScenario, ClusterSizeIsBoundedBeforeAnythingIsBuilt) {
+  Registry registry;
+  register_builtin_components(registry);
+  auto doc_with = [](int hosts, int gpus) {
+    return nlohmann::json{
+        {"duration", "1s"},
+        {"workload", {{{"type", "poisson"}, {"rate", "1/s"}, {"function", "f"}}}},
+        {"platform",
+         {{"type", "serverless"},
+          {"cluster",
+           {{"hosts", {{{"count", hosts}, {"gpus", {{{"type", "A100-40GB"}, {"count", gpus}}}}}}}}},
+          {"functions", {{{"name", "f"}, {"model", "protean/resnet-50"}}}}}}};
+  };
+  RunOptions ro;
+  ro.data_dir = SIM_SOURCE_DIR "/data";
+  const LoadedScenario huge{"huge.json",
+                            resolve_document(doc_with(100000, 64), "huge.json", registry)};
+  try {
+    check_scenario(huge, registry, ro);
+    FAIL() << "6.4 million GPUs were accepted";
+  } catch (const std::exception& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "huge.json: /platform: cluster.hosts: 6400000 GPUs in all, at most 1000000 are "
+              "simulated (about 1.2 GB of state; kMaxClusterGpus in "
+              "src/platform/serverless_kind.cpp)");
+  }
+  // 1,000 hosts of 8 GPUs are well inside.
+  const LoadedScenario ok{"ok.json", resolve_document(doc_with(1000, 8), "ok.json", registry)};
+  EXPECT_NO_THROW(check_scenario(ok, registry, ro));
+}
+
 TEST(ServerlessScenario, PoliciesAreListedAsComponents) {
   Registry registry;
   register_builtin_components(registry);

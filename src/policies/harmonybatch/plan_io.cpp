@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "sim/config/units.hpp"
+#include "sim/traces/workload_limits.hpp"
 
 namespace sim::policy::harmonybatch {
 
@@ -90,7 +91,14 @@ std::vector<Application> parse_applications(const json& list, const std::string&
     Application app{a.at("name").get<std::string>(), seconds_of(a.at("slo"), where, path + "/slo"),
                     rate_of(a.at("rate"), where, path + "/rate")};
     if (!(app.slo_s > 0)) fail(where, path + "/slo", "must be > 0");
-    if (!(app.rate > 0)) fail(where, path + "/rate", "must be > 0");
+    if (!(app.rate >= traces::kMinGeneratedRate) || app.rate > traces::kMaxGeneratedRate) {
+      // --scenario turns every rate into a Poisson workload: a plan must not be able to write
+      // a scenario that `dcsim validate` rejects.
+      fail(where, path + "/rate",
+           fmt::format("expected a rate in [{:g}, {:g}] req/s (the range a workload accepts), "
+                       "found {:g}",
+                       traces::kMinGeneratedRate, traces::kMaxGeneratedRate, app.rate));
+    }
     for (const auto& other : apps) {
       if (other.name == app.name)
         fail(where, path + "/name", "duplicate name \"" + app.name + "\"");

@@ -37,7 +37,16 @@ TEST(HarmonyBatchPlanIo, ApplicationSetErrorsNameTheFileAndPath) {
             "rate, workload)");
   bad = good;
   bad["applications"][0]["rate"] = -1;
-  EXPECT_EQ(error_of(bad), "apps.json: /applications/0/rate: must be > 0");
+  EXPECT_EQ(error_of(bad),
+            "apps.json: /applications/0/rate: expected a rate in [1e-12, 1e+08] req/s (the range "
+            "a workload accepts), found -1");
+  // A rate --scenario could not write as a valid workload (it once wrote 1e-22/s).
+  bad["applications"][0]["rate"] = 1e-22;
+  EXPECT_EQ(error_of(bad),
+            "apps.json: /applications/0/rate: expected a rate in [1e-12, 1e+08] req/s (the range "
+            "a workload accepts), found 1e-22");
+  bad["applications"][0]["rate"] = 1e-12;
+  EXPECT_EQ(error_of(bad), "");
   bad = good;
   bad["applications"].push_back(good["applications"][0]);
   EXPECT_EQ(error_of(bad), "apps.json: /applications/1/name: duplicate name \"a\"");
