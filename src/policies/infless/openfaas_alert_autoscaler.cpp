@@ -80,20 +80,8 @@ Decisions OpenFaasAlertAutoscaler::decide(const PlatformView& view) {
     ScheduleOptions o;
     o.model_bytes = f.model_bytes;
     o.device_memory_gb = f.device_memory_gb;
-    for (int n = live; n < want; ++n) {
-      bool placed = false;
-      // First fit, as for the other baselines (Kubernetes' own scoring is not modelled).
-      for (ServerState& s : servers) {
-        const int g = gpu_for(s, c, o);
-        if (g < 0) continue;
-        book(s, g, c, o);
-        d.start.push_back({f.id, 1, instance_config(c),
-                           Location{s.host, s.gpus[static_cast<std::size_t>(g)].gpu, -1}});
-        placed = true;
-        break;
-      }
-      if (!placed) break;
-    }
+    // First fit, as for the other baselines (Kubernetes' own scoring is not modelled).
+    place_first_fit(f.id, c, o, want - live, servers, d.start);
   }
   return d;
 }

@@ -74,6 +74,24 @@ void book(ServerState& s, int gpu_slot, const Configuration& c, const ScheduleOp
   g.memory_free_gb -= o.device_memory_gb;
 }
 
+int place_first_fit(std::uint32_t function, const Configuration& c, const ScheduleOptions& o,
+                    int count, std::vector<ServerState>& servers, std::vector<StartInstance>& out) {
+  for (int n = 0; n < count; ++n) {
+    bool placed = false;
+    for (ServerState& s : servers) {
+      const int g = gpu_for(s, c, o);
+      if (g < 0) continue;
+      book(s, g, c, o);
+      out.push_back({function, 1, instance_config(c),
+                     Location{s.host, s.gpus[static_cast<std::size_t>(g)].gpu, -1}});
+      placed = true;
+      break;
+    }
+    if (!placed) return n;
+  }
+  return count;
+}
+
 InstanceConfig instance_config(const Configuration& c) {
   InstanceConfig ic;
   ic.max_batch = c.batch;

@@ -101,20 +101,8 @@ Decisions UniformAutoscaler::decide(const PlatformView& view) {
       ScheduleOptions o;
       o.model_bytes = f.model_bytes;
       o.device_memory_gb = f.device_memory_gb;
-      for (int n = 0; n < want - have; ++n) {
-        // First fit: the baselines place without INFless's resource scheduling.
-        bool ok = false;
-        for (ServerState& s : servers) {
-          const int g = gpu_for(s, c, o);
-          if (g < 0) continue;
-          book(s, g, c, o);
-          d.start.push_back({f.id, 1, instance_config(c),
-                             Location{s.host, s.gpus[static_cast<std::size_t>(g)].gpu, -1}});
-          ok = true;
-          break;
-        }
-        if (!ok) break;
-      }
+      // First fit: the baselines place without INFless's resource scheduling.
+      place_first_fit(f.id, c, o, want - have, servers, d.start);
     } else if (config_.scale_down && rate < capacity) {
       int surplus = static_cast<int>(std::floor((capacity - rate) / c.bounds.r_up));
       for (const InstanceView& i : view.instances) {

@@ -133,5 +133,26 @@ TEST(Schedule, ServersOfSubtractsSmSharesOfOperatorInstances) {
   EXPECT_NEAR(s[0].available(0.5), 0.5 * 30 + 170, 1e-9);
 }
 
+// The baselines' first fit: 16 threads + 50% SMs fit twice on S1 (32 threads, two GPUs) and
+// never on S2 (8 threads); asked for 3, it places 2 on S1 and reports 2.
+TEST(PlaceFirstFit, FillsServersInOrderAndStopsWhenNothingFits) {
+  auto s = servers();
+  const Configuration big{1, 16, 50, 0.01, rate_bounds(0.01, 0.2, 1)};
+  std::vector<StartInstance> out;
+  EXPECT_EQ(place_first_fit(7, big, options(true), 3, s, out), 2);
+  ASSERT_EQ(out.size(), 2u);
+  for (const auto& i : out) {
+    EXPECT_EQ(i.function, 7u);
+    EXPECT_EQ(i.location->host, 0);
+    EXPECT_EQ(i.config->cpu_threads, 16);
+  }
+  EXPECT_DOUBLE_EQ(s[0].cores_free, 0.0);
+  EXPECT_DOUBLE_EQ(s[1].cores_free, 8.0);
+  // A small configuration still fits S2 once S1 is full.
+  const Configuration small{1, 2, 10, 0.01, rate_bounds(0.01, 0.2, 1)};
+  EXPECT_EQ(place_first_fit(8, small, options(true), 1, s, out), 1);
+  EXPECT_EQ(out.back().location->host, 1);
+}
+
 }  // namespace
 }  // namespace sim::policy::infless

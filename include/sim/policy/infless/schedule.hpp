@@ -56,6 +56,13 @@ int gpu_for(const ServerState& s, const Configuration& c, const ScheduleOptions&
 /// Books the instance's resources on the server.
 void book(ServerState& s, int gpu_slot, const Configuration& c, const ScheduleOptions& o);
 
+/// The baselines' placement (INFless §5.1: they have no resource scheduling): up to `count`
+/// instances of `c` for `function`, each on the first server (in index order) with room,
+/// booked on `servers` and appended to `out`. Returns how many were placed; it stops at the
+/// first that fits nowhere.
+int place_first_fit(std::uint32_t function, const Configuration& c, const ScheduleOptions& o,
+                    int count, std::vector<ServerState>& servers, std::vector<StartInstance>& out);
+
 /// INFless Algorithm 1: instances covering `residual_rps`, in launch order. `servers` is
 /// updated with every placement (lines 13-14).
 std::vector<PlacedInstance> schedule(double residual_rps, const ScheduleOptions& options,
