@@ -204,9 +204,11 @@ nlohmann::json fit(std::string_view kind, const std::filesystem::path& csv_path,
       if (stat != "avg" && stat != "max") {
         csv.fail(r.line, "column 'stat': expected avg or max, found '" + stat + "'");
       }
+      // Range before the cast: converting a double outside int's range is undefined
+      // (fuzz_fit_csv found a batch of 5.6e37).
+      if (!(bd >= 1 && bd <= 1024) || bd != std::floor(bd))
+        csv.fail(r.line, "column 'batch': expected an integer from 1 to 1024");
       const int b = static_cast<int>(bd);
-      if (b != bd || b < 1 || b > 1024)
-        csv.fail(r.line, "column 'batch': expected an integer >= 1");
       auto& d = data[stat][b];
       d.first.push_back(csv.number(r, csv.column("cores", header_line)));
       d.second.push_back(csv.number(r, csv.column("latency_s", header_line)));

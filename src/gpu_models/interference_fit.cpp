@@ -104,7 +104,9 @@ nlohmann::json fit_mps_interference_csv(const ModelCatalog& catalog,
     }
     o.job = model(r, r.cells[col("job")]);
     const double b = csv.number(r, col("batch"));
-    if (b < 1 || b != std::floor(b)) csv.fail(r.line, "column 'batch': expected an integer >= 1");
+    // Range before the cast: converting a double outside int's range is undefined.
+    if (!(b >= 1 && b <= 65536) || b != std::floor(b))
+      csv.fail(r.line, "column 'batch': expected an integer from 1 to 65536");
     o.job.batch = static_cast<int>(b);
     for (const auto& c : detail::split(r.cells[col("corunners")], ';')) {
       if (!c.empty()) o.corunners.push_back(model(r, c));

@@ -155,6 +155,11 @@ TEST(Fit, CsvErrorsNameFileAndLine) {
   // "[json.exception.type_error.316] invalid UTF-8 byte", without file or line.
   EXPECT_EQ(fit_error("mps-fbr", "job,corunners,solo_s,colocated_s\na\x91,b,0.1,0.12\n"),
             "bad.csv:2: not UTF-8 text (byte 0x91 at character 2)");
+  // Found by fuzz_fit_csv: a batch of 5.6e37 was converted to int before its range was checked.
+  EXPECT_EQ(fit_error("cpu-exp", "batch,cores,stat,latency_s\n5.6e37,1,avg,0.1\n"),
+            "bad.csv:2: column 'batch': expected an integer from 1 to 1024");
+  EXPECT_EQ(fit_error("cpu-exp", "batch,cores,stat,latency_s\n1.5,1,avg,0.1\n"),
+            "bad.csv:2: column 'batch': expected an integer from 1 to 1024");
   EXPECT_EQ(fit_error("linear", "batch,latency_s\n1,1\n"),
             "unknown fit kind 'linear' (expected gpu-linear, cpu-exp or mps-fbr)");
 }

@@ -98,6 +98,19 @@ TEST(InterferenceFit, CsvErrorsNameFileAndLine) {
     EXPECT_NE(what.find(":3"), std::string::npos) << what;
     EXPECT_NE(what.find("9g.80gb"), std::string::npos) << what;
   }
+  // A batch beyond int's range was converted to int (undefined behaviour) before this check.
+  std::ofstream(p) << "gpu,unit,job,batch,corunners,slowdown\n"
+                   << "A100-40GB,whole,protean/albert,5e37,protean/albert:4,3.3\n";
+  try {
+    (void)fit_mps_interference_csv(catalog, p, out);
+    FAIL() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("interference_bad.csv:2: column 'batch': expected an integer from 1 to "
+                        "65536"),
+              std::string::npos)
+        << what;
+  }
 }
 
 }  // namespace
