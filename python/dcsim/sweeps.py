@@ -1,5 +1,6 @@
 """dcsim.sweep: an experiment grid run on threads by the C++ sweep library, into DataFrames."""
 
+import copy
 import json
 import os
 import pathlib
@@ -30,7 +31,7 @@ def sweep(experiment, jobs=2, set=None, out=None):
 
 def _sweep(experiment, jobs, overrides, out, keep):
     if isinstance(experiment, dict):
-        document = dict(experiment)
+        document = copy.deepcopy(experiment)  # the caller's dict stays as it was
         for key in ("scenario",):
             if key in document and not os.path.isabs(document[key]):
                 document[key] = os.path.abspath(document[key])

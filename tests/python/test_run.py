@@ -74,3 +74,22 @@ def test_run_writes_no_files(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     dcsim.run(QUICKSTART, seed=SEED, until="2s", set={"warmup": "0s"})
     assert list(tmp_path.iterdir()) == []
+
+
+def test_ctrl_c_stops_a_long_run():
+    import signal
+    import time
+
+    # A run holds the interpreter, so the signal comes from a timer, as a terminal's Ctrl-C
+    # would: the C handler notes it and the run polls for it. Ten simulated hours take many
+    # seconds; the signal after 0.3 s must end the run at once.
+    previous = signal.signal(signal.SIGALRM, signal.default_int_handler)
+    started = time.monotonic()
+    signal.setitimer(signal.ITIMER_REAL, 0.3)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            dcsim.run(QUICKSTART, until="36000s", set={"output.timeseries_period": "60s"})
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert time.monotonic() - started < 5
