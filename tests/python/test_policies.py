@@ -92,3 +92,44 @@ def test_register_rejects_what_is_not_a_policy():
         dcsim.policy.register("x", object)
     with pytest.raises(TypeError):
         dcsim.policy.register("x", dcsim.policy.Policy)
+
+
+def test_views_carry_the_platform_state():
+    seen = {}
+
+    class Inspect(dcsim.policy.Dispatcher):
+        def choose(self, view):
+            assert view.idle, "the platform asks only with an idle instance"
+            for i in view.idle:
+                assert i.function == view.function
+                assert i.state == dcsim.InstanceState.IDLE
+            assert all(view.queue[t].arrival.ns <= view.now.ns for t in view.take)
+            seen["batches"] = seen.get("batches", 0) + 1
+            seen["strict"] = seen.get("strict", 0) + sum(view.queue[t].strict for t in view.take)
+            return view.idle[0].id
+
+    class Watch(dcsim.policy.Autoscaler):
+        def decide(self, view):
+            assert [f.name for f in view.functions] == ["resnet50", "resnet18"]
+            assert view.function(0).model == "protean/resnet-50"
+            assert len(view.hosts) == 1 and len(view.hosts[0].gpus) == 2
+            assert view.hosts[0].gpus[0].type == "A100-40GB"
+            seen["ticks"] = seen.get("ticks", 0) + 1
+            seen["rate"] = max(seen.get("rate", 0.0), view.functions[0].arrival_rate[0])
+            live = sum(f.live() for f in view.functions)
+            return dcsim.Decisions(start=[dcsim.StartInstance(f.id) for f in view.functions
+                                          if f.live() == 0 and live < 2])
+
+    dcsim.policy.register("py-inspect", Inspect)
+    dcsim.policy.register("py-watch", Watch)
+    try:
+        r = dcsim.run(QUICKSTART, seed=SEED, until="12s", set={
+            "platform.policies.dispatcher": {"type": "py-inspect"},
+            "platform.policies.autoscaler": {"type": "py-watch"}})
+    finally:
+        dcsim.policy.unregister("py-inspect")
+        dcsim.policy.unregister("py-watch")
+    assert seen["ticks"] == 13  # control ticks at 0, 1, ..., 12 s
+    assert 250 < seen["rate"] < 350  # resnet50's Poisson rate is 300/s
+    assert seen["batches"] > 100 and seen["strict"] > 0
+    assert r.summary["requests"]["ok"] > 0
