@@ -42,10 +42,12 @@ std::string describe(const std::string& name) {
   return out.str();
 }
 
-/// (category, name, description) of every registered component, as `dcsim list` shows them.
-std::vector<std::tuple<std::string, std::string, std::string>> components() {
+/// (category, name, description) of every registered component, as `dcsim list` shows them,
+/// with the policies registered in Python.
+std::vector<std::tuple<std::string, std::string, std::string>> components(
+    const py::list& python_policies) {
   std::vector<std::tuple<std::string, std::string, std::string>> out;
-  for (const auto& e : cli::builtin_registry().entries())
+  for (const auto& e : registry_with(python_policies).entries())
     out.emplace_back(e.category, e.name, e.description);
   return out;
 }

@@ -77,11 +77,12 @@ def validate(scenario, set=None, seed=None, until=None):
 
 
 def list(category=None):
-    """Registered components as {category: {name: description}}, plus "presets": [names].
+    """Registered components (with the policies registered in Python) as
+    {category: {name: description}}, plus "presets": [names].
 
     With `category`, only that category's dict (or the preset list)."""
     out = {}
-    for cat, name, description in _core.components():
+    for cat, name, description in _core.components(policy.registrations()):
         out.setdefault(cat, {})[name] = description
     out["presets"] = _core.presets()
     if category is None:

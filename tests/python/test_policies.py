@@ -50,6 +50,7 @@ def test_python_round_robin_dispatcher_equals_cpp():
                    set={**pool, "platform.policies.dispatcher": {"type": "py-round-robin"}})
     assert twins.RoundRobin.calls > 1000
     same_run(cpp, py)
+    assert "py-round-robin" in dcsim.list("dispatcher")
 
     # The choice shows in the run: a dispatcher that picks the newest idle instance differs.
     class Newest(dcsim.policy.Dispatcher):
