@@ -5,6 +5,7 @@
 #include <chrono>
 #include <memory>
 #include <optional>
+#include <sstream>
 
 #include "sim/engine/simulation.hpp"
 #include "sim/gpu_models/model_catalog.hpp"
@@ -208,6 +209,7 @@ RunResult run_scenario(const LoadedScenario& scenario, const Registry& registry,
   auto pctx = platform_context(sim, labels, catalog, registry);
   pctx.record = [&](const metrics::RequestRecord& r) {
     summary.add(r);
+    if (options.on_record) options.on_record(r);
     if (!writer) return;
     // Per-function traces name functions as they reach them: extend the writer's tables.
     if (r.function >= names.functions.size() || r.application >= names.applications.size()) {
@@ -219,10 +221,18 @@ RunResult run_scenario(const LoadedScenario& scenario, const Registry& registry,
   auto platform = make_platform(scenario, registry, pctx);
 
   // Only a scenario that built leaves an output folder behind.
-  fs::create_directories(result.directory);
-  writer = make_request_writer(output.at("requests").get<std::string>(), result.directory, names);
-
-  metrics::TimeSeriesRecorder timeseries(result.directory / "timeseries.csv");
+  std::ostringstream no_timeseries;
+  std::optional<metrics::TimeSeriesRecorder> timeseries_store;
+  if (options.write_files) {
+    fs::create_directories(result.directory);
+    writer =
+        make_request_writer(output.at("requests").get<std::string>(), result.directory, names);
+    timeseries_store.emplace(result.directory / "timeseries.csv");
+  } else {
+    timeseries_store.emplace(options.timeseries_text != nullptr ? *options.timeseries_text
+                                                                : no_timeseries);
+  }
+  metrics::TimeSeriesRecorder& timeseries = *timeseries_store;
   std::uint64_t arrived = 0;
   timeseries.add_column("requests_in_system",
                         [&] { return static_cast<double>(platform->requests_in_system()); });
@@ -266,8 +276,11 @@ RunResult run_scenario(const LoadedScenario& scenario, const Registry& registry,
 
   if (writer) writer->close();
   timeseries.close();
-  metrics::write_json_atomic(result.directory / "scenario.json", doc);
-  metrics::write_json_atomic(result.directory / "summary.json", result.summary);
+  if (options.write_files) {
+    metrics::write_json_atomic(result.directory / "scenario.json", doc);
+    metrics::write_json_atomic(result.directory / "summary.json", result.summary);
+  }
+  result.names = metrics::NameTables{labels.functions(), labels.applications()};
   result.events = sim.events_executed();
   result.wall_seconds = progress.wall_seconds();
   return result;

@@ -73,9 +73,10 @@ fs::path find_preset(const std::string& name, const fs::path& file,
       near.empty() ? "" : "did you mean \"" + near + "\"?");
 }
 
-/// Reads `file` and everything it pulls in, merged in the documented order.
+/// Reads `file` (or takes `given`, the document of a scenario that has no file) and everything
+/// it pulls in, merged in the documented order.
 json load_merged(const fs::path& file, const LoadOptions& options, int depth,
-                 std::set<fs::path>& stack) {
+                 std::set<fs::path>& stack, const json* given = nullptr) {
   if (depth > kMaxIncludeDepth) {
     throw file_error(file, "", "includes and presets nest deeper than 16 levels");
   }
@@ -84,7 +85,7 @@ json load_merged(const fs::path& file, const LoadOptions& options, int depth,
     throw file_error(file, "", "includes or presets form a cycle through this file");
   }
   stack.insert(canonical);
-  json doc = read_json_file(file);
+  json doc = given != nullptr ? *given : read_json_file(file);
   if (!doc.is_object()) {
     throw file_error(file, "/", "expected a JSON object, found " + config::describe_value(doc));
   }
@@ -207,10 +208,11 @@ json resolve_document(const json& document, const std::string& file_label,
   return resolved;
 }
 
-LoadedScenario load_scenario(const fs::path& file, const Registry& registry,
-                             const LoadOptions& options) {
-  std::set<fs::path> stack;
-  json doc = load_merged(file, options, 0, stack);
+namespace {
+
+/// Overrides, the default name and validation of a merged document (shared by both loaders).
+LoadedScenario finish_loading(json doc, const fs::path& file, const Registry& registry,
+                              const LoadOptions& options) {
   for (const auto& o : options.overrides)
     apply_override(doc, o);
   if (!doc.contains("name")) doc["name"] = file.stem().string();
@@ -238,6 +240,21 @@ LoadedScenario load_scenario(const fs::path& file, const Registry& registry,
     throw config::ConfigError(std::move(problems));
   }
   return {file, std::move(resolved)};
+}
+
+}  // namespace
+
+LoadedScenario load_scenario(const fs::path& file, const Registry& registry,
+                             const LoadOptions& options) {
+  std::set<fs::path> stack;
+  return finish_loading(load_merged(file, options, 0, stack), file, registry, options);
+}
+
+LoadedScenario load_scenario_document(const json& document, const fs::path& file,
+                                      const Registry& registry, const LoadOptions& options) {
+  std::set<fs::path> stack;
+  return finish_loading(load_merged(file, options, 0, stack, &document), file, registry,
+                        options);
 }
 
 }  // namespace sim::scenario

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <sstream>
+
+#include "sim/config/diagnostics.hpp"
 #include "sim/metrics/hdf5_request_writer.hpp"
 #include "support/test_files.hpp"
 
@@ -143,6 +146,65 @@ TEST(RunNames, FunctionsFirstSeenLateInTheTraceAreNamed) {
     if (std::string(requests) == "csv") {
       EXPECT_NE(read_file(r.directory / "requests.csv").find(",f2,"), std::string::npos);
     }
+  }
+}
+
+}  // namespace
+}  // namespace sim::scenario
+
+namespace sim::scenario {
+namespace {
+
+// A run in memory (the Python module's mode) gives the summary and time series that the run
+// into files writes, hands over every record, and leaves no folder behind.
+TEST(RunInMemory, EqualsTheRunIntoFiles) {
+  Registry registry;
+  register_builtin_components(registry);
+  test_support::TempDir dir{"run-memory"};
+  const auto file = dir.write("small.json", kScenario);
+  const auto loaded = load_scenario(file, registry, {});
+
+  RunOptions to_files;
+  to_files.out_dir = dir.path() / "files";
+  const auto written = run_scenario(loaded, registry, to_files);
+
+  RunOptions in_memory;
+  in_memory.out_dir = dir.path() / "memory";
+  in_memory.write_files = false;
+  std::uint64_t records = 0;
+  in_memory.on_record = [&records](const metrics::RequestRecord&) { ++records; };
+  std::ostringstream timeseries;
+  in_memory.timeseries_text = &timeseries;
+  const auto r = run_scenario(loaded, registry, in_memory);
+
+  EXPECT_EQ(r.summary, written.summary);
+  EXPECT_EQ(timeseries.str(), test_support::read_file(written.directory / "timeseries.csv"));
+  EXPECT_EQ(records, r.summary["requests"]["recorded"].get<std::uint64_t>() +
+                         r.summary["requests"]["warmup_excluded"].get<std::uint64_t>());
+  EXPECT_EQ(r.names.functions, (std::vector<std::string>{"a", "b"}));
+  EXPECT_FALSE(std::filesystem::exists(dir.path() / "memory"));
+}
+
+// A document loads as its file does; its label names it in messages.
+TEST(LoadScenarioDocument, EqualsLoadingTheFile) {
+  Registry registry;
+  register_builtin_components(registry);
+  test_support::TempDir dir{"load-document"};
+  const auto file = dir.write("small.json", kScenario);
+  const auto from_file = load_scenario(file, registry, {});
+  const auto from_document =
+      load_scenario_document(json::parse(kScenario), "<dict>", registry, {});
+  EXPECT_EQ(from_document.resolved, from_file.resolved);
+  EXPECT_EQ(from_document.file, "<dict>");
+
+  json bad = json::parse(kScenario);
+  bad["workload"][0]["rate"] = "fast";
+  try {
+    (void)load_scenario_document(bad, "<dict>", registry, {});
+    FAIL() << "expected a ConfigError";
+  } catch (const config::ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("<dict>: /workload/0/rate"), std::string::npos)
+        << e.what();
   }
 }
 

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/metrics/request_record.hpp"
 #include "sim/scenario/registry.hpp"
 #include "sim/scenario/scenario_loader.hpp"
 
@@ -28,6 +29,14 @@ struct RunOptions {
   /// Receives a one-line progress report about twice a second once a run has taken longer than
   /// a second of wall time; the caller decides whether to show it (only on a terminal).
   std::function<void(const std::string& line)> progress;
+
+  /// False: a run in memory (the Python module): no folder and no file is made; each record
+  /// goes to `on_record` and the time series (timeseries.csv's text) to `timeseries_text`.
+  bool write_files = true;
+  /// Receives every request record as the platform records it (in both modes).
+  std::function<void(const metrics::RequestRecord&)> on_record;
+  /// With write_files false: where the time-series rows go (none if null).
+  std::ostream* timeseries_text = nullptr;
 };
 
 struct RunResult {
@@ -36,6 +45,8 @@ struct RunResult {
   bool partial = false;
   std::uint64_t events = 0;
   double wall_seconds = 0.0;
+  /// The names that the records' function and application ids index.
+  metrics::NameTables names;
 };
 
 RunResult run_scenario(const LoadedScenario& scenario, const Registry& registry,

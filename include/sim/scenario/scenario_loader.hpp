@@ -45,6 +45,13 @@ void merge_into(nlohmann::json& base, const nlohmann::json& overlay);
 LoadedScenario load_scenario(const std::filesystem::path& file, const Registry& registry,
                              const LoadOptions& options = {});
 
+/// As load_scenario, for a document that is not read from a file (the Python module's
+/// `dcsim.run(dict)`): `file` only labels errors, names the run when the document does not, and
+/// anchors relative includes and the scenario's own presets/ folder.
+LoadedScenario load_scenario_document(const nlohmann::json& document,
+                                      const std::filesystem::path& file, const Registry& registry,
+                                      const LoadOptions& options = {});
+
 /// Validates an already resolved document again (for `dcsim validate` of a resolved
 /// scenario.json, and for tests).
 nlohmann::json resolve_document(const nlohmann::json& document, const std::string& file_label,
