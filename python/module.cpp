@@ -14,8 +14,8 @@
 #include "options.hpp"
 #include "python_policies.hpp"
 #include "run_binding.hpp"
-#include "sweep_binding.hpp"
 #include "sim/config/diagnostics.hpp"
+#include "sweep_binding.hpp"
 #include "views.hpp"
 
 namespace py = pybind11;
@@ -87,11 +87,11 @@ PYBIND11_MODULE(_core, m) {
     }
   });
 
-  m.def("validate", [](const std::string& path, const std::string& document,
-                       const std::string& label, const std::vector<std::string>& overrides,
-                       const py::list& policies) {
-    return validate(source_of(path, document, label, overrides), registry_with(policies));
-  });
+  m.def("validate",
+        [](const std::string& path, const std::string& document, const std::string& label,
+           const std::vector<std::string>& overrides, const py::list& policies) {
+          return validate(source_of(path, document, label, overrides), registry_with(policies));
+        });
   m.def("run", [](const std::string& path, const std::string& document, const std::string& label,
                   const std::vector<std::string>& overrides, const py::list& policies) {
     return run(source_of(path, document, label, overrides), registry_with(policies));

@@ -54,8 +54,7 @@ class PythonDispatcher final : public Dispatcher {
 
 class PythonBatcher final : public Batcher {
  public:
-  explicit PythonBatcher(py::object self)
-      : self_(std::move(self)), select_(self_.attr("select")) {}
+  explicit PythonBatcher(py::object self) : self_(std::move(self)), select_(self_.attr("select")) {}
   BatchDecision select(const BatchQueueView& view) override {
     return select_(py::cast(&view, kRef)).cast<BatchDecision>();
   }
@@ -144,12 +143,11 @@ void add_python_policies(scenario::Registry& registry, const py::list& registrat
       throw std::invalid_argument("dcsim.policy: no Python policies of category \"" + category +
                                   "\" (autoscaler, dispatcher, batcher, placement, keep_alive)");
     }
-    registry.add_policy(
-        {category, name, description, schema,
-         [category, factory, loads](const nlohmann::json& resolved,
-                                    PolicyContext) -> std::unique_ptr<Policy> {
-           return adapt(category, factory(loads(resolved.dump())));
-         }});
+    registry.add_policy({category, name, description, schema,
+                         [category, factory, loads](const nlohmann::json& resolved,
+                                                    PolicyContext) -> std::unique_ptr<Policy> {
+                           return adapt(category, factory(loads(resolved.dump())));
+                         }});
   }
 }
 

@@ -56,7 +56,9 @@ void bind_platform_view(py::module_& m) {
       .def_readwrite("time_slice_gb", &InstanceConfig::time_slice_gb)
       .def_readwrite("cpu_threads", &InstanceConfig::cpu_threads);
   py::class_<Location>(m, "Location")
-      .def(py::init([](int host, int gpu, int slice) { return Location{host, gpu, slice}; }),
+      .def(py::init([](int host, int gpu, int slice) {
+             return Location{host, gpu, slice};
+           }),
            py::arg("host"), py::arg("gpu") = -1, py::arg("slice") = -1)
       .def_readwrite("host", &Location::host)
       .def_readwrite("gpu", &Location::gpu)
@@ -121,8 +123,7 @@ void bind_platform_view(py::module_& m) {
       .def_readonly("cores_free", &HostView::cores_free)
       .def_readonly("memory_bytes", &HostView::memory_bytes)
       .def_readonly("memory_free_bytes", &HostView::memory_free_bytes)
-      .def_property_readonly("gpus",
-                             [](const HostView& h) { return list_of(std::span(h.gpus)); })
+      .def_property_readonly("gpus", [](const HostView& h) { return list_of(std::span(h.gpus)); })
       .def_readonly("cached_models", &HostView::cached_models);
   py::class_<ColdStartView>(m, "ColdStartView")
       .def_readonly("instance", &ColdStartView::instance)
@@ -134,10 +135,10 @@ void bind_platform_view(py::module_& m) {
       .def_readonly("now", &PlatformView::now)
       .def_readonly("control_interval", &PlatformView::control_interval)
       .def_readonly("rate_windows", &PlatformView::rate_windows)
-      .def_property_readonly(
-          "functions", [](const PlatformView& v) { return list_of(std::span(v.functions)); })
-      .def_property_readonly(
-          "instances", [](const PlatformView& v) { return list_of(std::span(v.instances)); })
+      .def_property_readonly("functions",
+                             [](const PlatformView& v) { return list_of(std::span(v.functions)); })
+      .def_property_readonly("instances",
+                             [](const PlatformView& v) { return list_of(std::span(v.instances)); })
       .def_property_readonly("hosts",
                              [](const PlatformView& v) { return list_of(std::span(v.hosts)); })
       .def_property_readonly(
@@ -150,10 +151,8 @@ void bind_request_path(py::module_& m) {
   py::class_<QueuedRequest>(m, "QueuedRequest")
       .def_readonly("id", &QueuedRequest::id)
       .def_readonly("arrival", &QueuedRequest::arrival)
-      .def_property_readonly("strict",
-                             [](const QueuedRequest& q) {
-                               return q.cls == traces::RequestClass::kStrict;
-                             })
+      .def_property_readonly(
+          "strict", [](const QueuedRequest& q) { return q.cls == traces::RequestClass::kStrict; })
       .def_readonly("application", &QueuedRequest::application)
       .def_readonly("slo", &QueuedRequest::slo)
       .def_readonly("batch_timeout", &QueuedRequest::batch_timeout);

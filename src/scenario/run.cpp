@@ -225,8 +225,7 @@ RunResult run_scenario(const LoadedScenario& scenario, const Registry& registry,
   std::optional<metrics::TimeSeriesRecorder> timeseries_store;
   if (options.write_files) {
     fs::create_directories(result.directory);
-    writer =
-        make_request_writer(output.at("requests").get<std::string>(), result.directory, names);
+    writer = make_request_writer(output.at("requests").get<std::string>(), result.directory, names);
     timeseries_store.emplace(result.directory / "timeseries.csv");
   } else {
     timeseries_store.emplace(options.timeseries_text != nullptr ? *options.timeseries_text

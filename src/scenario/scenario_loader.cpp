@@ -253,8 +253,7 @@ LoadedScenario load_scenario(const fs::path& file, const Registry& registry,
 LoadedScenario load_scenario_document(const json& document, const fs::path& file,
                                       const Registry& registry, const LoadOptions& options) {
   std::set<fs::path> stack;
-  return finish_loading(load_merged(file, options, 0, stack, &document), file, registry,
-                        options);
+  return finish_loading(load_merged(file, options, 0, stack, &document), file, registry, options);
 }
 
 }  // namespace sim::scenario

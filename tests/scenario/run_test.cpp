@@ -192,8 +192,7 @@ TEST(LoadScenarioDocument, EqualsLoadingTheFile) {
   test_support::TempDir dir{"load-document"};
   const auto file = dir.write("small.json", kScenario);
   const auto from_file = load_scenario(file, registry, {});
-  const auto from_document =
-      load_scenario_document(json::parse(kScenario), "<dict>", registry, {});
+  const auto from_document = load_scenario_document(json::parse(kScenario), "<dict>", registry, {});
   EXPECT_EQ(from_document.resolved, from_file.resolved);
   EXPECT_EQ(from_document.file, "<dict>");
 
