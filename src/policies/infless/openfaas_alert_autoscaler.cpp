@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "sim/gpu_models/model_profile.hpp"
 #include "sim/policy/infless/configuration_space.hpp"
@@ -20,7 +21,9 @@ bool OpenFaasAlertAutoscaler::firing(std::uint32_t function) const {
 
 Decisions OpenFaasAlertAutoscaler::decide(const PlatformView& view) {
   Decisions d;
-  std::vector<ServerState> servers = servers_of(view);
+  // The cluster's free resources are read only on a tick that starts replicas: most ticks
+  // start none, and servers_of scans every host and live instance.
+  std::optional<std::vector<ServerState>> servers;
   const int step = openfaas_step(config_.max_replicas, config_.scaling_factor);
   for (const FunctionView& f : view.functions) {
     if (f.profile == nullptr || !f.profile->operators || !f.gpu) continue;
@@ -81,7 +84,8 @@ Decisions OpenFaasAlertAutoscaler::decide(const PlatformView& view) {
     o.model_bytes = f.model_bytes;
     o.device_memory_gb = f.device_memory_gb;
     // First fit, as for the other baselines (Kubernetes' own scoring is not modelled).
-    place_first_fit(f.id, c, o, want - live, servers, d.start);
+    if (!servers) servers = servers_of(view);
+    place_first_fit(f.id, c, o, want - live, *servers, d.start);
   }
   return d;
 }
