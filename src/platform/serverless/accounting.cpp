@@ -43,11 +43,11 @@ void Accounting::batch_finished(const Inst& inst, const gpu::JobResult& result) 
 }
 
 void Accounting::instance_ended(const Inst& inst, Time now) {
-  instance_seconds_ += (now - inst.created).to_seconds();
+  instance_seconds_ += (now - inst.life.created()).to_seconds();
   if (inst.config.cpu_threads > 0) {
     ++op_instances_ended_;
-    op_thread_seconds_ += inst.config.cpu_threads * (now - inst.created).to_seconds();
-    op_share_seconds_ += inst.config.gpu_share * (now - inst.created).to_seconds();
+    op_thread_seconds_ += inst.config.cpu_threads * (now - inst.life.created()).to_seconds();
+    op_share_seconds_ += inst.config.gpu_share * (now - inst.life.created()).to_seconds();
   }
 }
 
@@ -63,7 +63,7 @@ void Accounting::desired(const policy::Decisions& d, const Instances& instances)
   // the reserved and deployed columns.
   double n = 0;
   for (const auto& [id, i] : instances)
-    if (i->state != InstanceState::kDraining && !i->stop_after_batch) ++n;
+    if (i->life.state() != InstanceState::kDraining && !i->stop_after_batch) ++n;
   for (const auto& s : d.start) {
     const auto parts = s.partition ? s.partition->cut_after.size() + 1 : std::size_t{1};
     n += static_cast<double>(s.count) * static_cast<double>(parts);
@@ -72,7 +72,7 @@ void Accounting::desired(const policy::Decisions& d, const Instances& instances)
     const auto it = instances.find(s.id);
     if (it == instances.end()) continue;
     const Inst& i = *it->second;
-    if (i.state == InstanceState::kDraining || i.stop_after_batch) continue;
+    if (i.life.state() == InstanceState::kDraining || i.stop_after_batch) continue;
     n -= 1.0 + static_cast<double>(i.part == 0 ? i.members.size() : 0);
   }
   desired_ = std::max(n, 0.0);
@@ -128,15 +128,15 @@ void Accounting::write_summary(json& out, Time end, const Hosts& hosts, const In
   const auto frag_end = gpu_fragmentation(end_view);
   double inst_s = instance_seconds_;
   for (const auto& [id, i] : instances)
-    inst_s += (end - i->created).to_seconds();
+    inst_s += (end - i->life.created()).to_seconds();
   std::uint64_t op_instances = op_instances_ended_;
   double op_threads = op_thread_seconds_;
   double op_shares = op_share_seconds_;
   for (const auto& [id, i] : instances) {
     if (i->config.cpu_threads <= 0) continue;
     ++op_instances;
-    op_threads += i->config.cpu_threads * (end - i->created).to_seconds();
-    op_shares += i->config.gpu_share * (end - i->created).to_seconds();
+    op_threads += i->config.cpu_threads * (end - i->life.created()).to_seconds();
+    op_shares += i->config.gpu_share * (end - i->life.created()).to_seconds();
   }
   out["memory_utilisation"] = {
       {"host", host_memory_capacity > 0 ? host_used / host_memory_capacity : 0.0},

@@ -39,15 +39,15 @@ class Accounting {
   /// Adds memory_utilisation, fragmentation, instance_seconds and, when they apply,
   /// function_billing, partitioned_replicas and operator_instances to `out`. `end_view`: the
   /// platform at `end`.
-  void write_summary(nlohmann::json& out, Time end, const Hosts& hosts,
-                     const Instances& instances, const std::vector<std::unique_ptr<Fn>>& functions,
+  void write_summary(nlohmann::json& out, Time end, const Hosts& hosts, const Instances& instances,
+                     const std::vector<std::unique_ptr<Fn>>& functions,
                      const policy::PlatformView& end_view) const;
 
  private:
   void sample_operator_fragments(const policy::PlatformView& v);
 
   std::optional<FunctionBilling> billing_;
-  double desired_ = 0.0;  ///< after the last tick's autoscaler decision
+  double desired_ = 0.0;           ///< after the last tick's autoscaler decision
   double instance_seconds_ = 0.0;  ///< of terminated instances
   /// Partitioned replicas started, by their number of parts (Flashpoint Fig. 8.10).
   std::map<int, std::uint64_t> partitioned_by_parts_;

@@ -100,8 +100,8 @@ void ColdStarts::begin(Inst& inst) {
     const net::NodeId src = choice.kind == policy::SourceKind::kStore
                                 ? *net_.store
                                 : *hosts_[static_cast<std::size_t>(choice.host)]->nic;
-    auto f =
-        net_.transfers->fetch(content, src, *host.nic, inst.bytes, [this, id] { download_done(id); });
+    auto f = net_.transfers->fetch(content, src, *host.nic, inst.bytes,
+                                   [this, id] { download_done(id); });
     inst.transfer = f.request;
     return;
   }

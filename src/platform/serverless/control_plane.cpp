@@ -81,9 +81,13 @@ std::uint64_t ControlPlane::revoked(int host) {
   return running;
 }
 
-void ControlPlane::releasing(int host) { stop_on_host(host); }
+void ControlPlane::releasing(int host) {
+  stop_on_host(host);
+}
 
-void ControlPlane::host_added(int /*host*/) { pump_all(); }
+void ControlPlane::host_added(int /*host*/) {
+  pump_all();
+}
 
 // ---------------------------------------------------------------------------------------------
 // Control loop
@@ -203,7 +207,7 @@ void ControlPlane::add_timeseries_columns(metrics::TimeSeriesRecorder& recorder)
   const auto count = [this](InstanceState s) {
     double n = 0;
     for (const auto& [id, i] : instances_)
-      if (i->state == s) ++n;
+      if (i->life.state() == s) ++n;
     return n;
   };
   recorder.add_column("instances_cold_starting",

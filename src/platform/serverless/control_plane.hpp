@@ -105,10 +105,10 @@ class ControlPlane final : private FleetEvents {
   std::unique_ptr<ColdStarts> cold_;
   std::unique_ptr<Pipelines> pipelines_;  ///< with a network only
 
-  std::vector<std::unique_ptr<Fn>> fns_;        ///< by workload function id
-  std::vector<std::unique_ptr<Queue>> queues_;  ///< by first member function id
-  std::vector<Queue*> node_queues_;             ///< every node queue, in creation order
-  EventHandle reroute_;                         ///< pending reroute_stranded()
+  std::vector<std::unique_ptr<Fn>> fns_;          ///< by workload function id
+  std::vector<std::unique_ptr<Queue>> queues_;    ///< by first member function id
+  std::vector<Queue*> node_queues_;               ///< every node queue, in creation order
+  EventHandle reroute_;                           ///< pending reroute_stranded()
   std::vector<std::unique_ptr<Inst>> graveyard_;  ///< terminated, freed at the next tick
   InstanceId next_instance_ = 1;
   std::uint64_t next_batch_ = 1;

@@ -11,9 +11,8 @@
 
 namespace sim::platform::serverless {
 
-FunctionTable build_function_table(const ServerlessConfig& config,
-                                   const gpu::ModelCatalog& catalog, Simulation& sim,
-                                   const traces::WorkloadLabels* labels) {
+FunctionTable build_function_table(const ServerlessConfig& config, const gpu::ModelCatalog& catalog,
+                                   Simulation& sim, const traces::WorkloadLabels* labels) {
   FunctionTable table;
   double largest_gpu_gb = 0.0;
   for (const auto& t : config.hosts) {
@@ -32,8 +31,7 @@ FunctionTable build_function_table(const ServerlessConfig& config,
                                   "\" is declared twice");
     }
   }
-  const auto& names =
-      labels != nullptr ? labels->functions() : std::vector<std::string>{};
+  const auto& names = labels != nullptr ? labels->functions() : std::vector<std::string>{};
   for (std::uint32_t id = 0; id < names.size(); ++id) {
     const auto it = by_name.find(names[id]);
     if (it == by_name.end()) {

@@ -21,9 +21,8 @@ Inst* ControlPlane::find(InstanceId id) {
 }
 
 bool ControlPlane::start_instance(Fn& fn, const policy::InstanceConfig& config,
-                                        const std::optional<policy::Location>& location,
-                                        policy::PlatformView& pv, bool warm,
-                                        const PartSetup* part) {
+                                  const std::optional<policy::Location>& location,
+                                  policy::PlatformView& pv, bool warm, const PartSetup* part) {
   const double bytes = part != nullptr ? part->bytes : fn.bytes;
   std::optional<policy::Location> loc = location;
   if (!loc) {
@@ -39,12 +38,11 @@ bool ControlPlane::start_instance(Fn& fn, const policy::InstanceConfig& config,
     ++counts_.rejected["start_invalid"];
     return false;
   }
-  auto inst = std::make_unique<Inst>();
+  auto inst = std::make_unique<Inst>(sim_.now());
   inst->id = next_instance_++;
   inst->fn = &fn;
   inst->config = config;
   inst->loc = *loc;
-  inst->created = inst->state_since = sim_.now();
   auto& host = fleet_->host(loc->host);
   // The instance's host memory is reserved for its whole cold start; cached models make room.
   inst->bytes = bytes;
@@ -114,8 +112,7 @@ bool ControlPlane::start_instance(Fn& fn, const policy::InstanceConfig& config,
     ++counts_.applied["start_warm"];
     release_cold_start_memory(w);
     host.cache.insert(fn.spec.model, fn.bytes, host.cache_capacity());
-    w.state = InstanceState::kIdle;
-    w.state_since = w.ready_at = w.idle_since = sim_.now();
+    w.life.transition(InstanceEvent::kReady, sim_.now());
     pv.hosts = hosts_view(fleet_->hosts());
     became_idle(w);
     return true;
@@ -133,8 +130,7 @@ bool ControlPlane::start_instance(Fn& fn, const policy::InstanceConfig& config,
 void ControlPlane::cold_start_ready(Inst& inst) {
   const Time now = sim_.now();
   release_cold_start_memory(inst);
-  inst.state = InstanceState::kIdle;
-  inst.state_since = inst.ready_at = inst.idle_since = now;
+  inst.life.transition(InstanceEvent::kReady, now);
   if (inst.stop_after_batch || !fleet_->host(inst.loc.host).available) {
     terminate(inst);
     return;
@@ -147,8 +143,7 @@ void ControlPlane::cold_start_ready(Inst& inst) {
 }
 
 bool ControlPlane::start_partitioned(Fn& fn, const policy::InstanceConfig& config,
-                                           const policy::PartitionSpec& spec,
-                                           policy::PlatformView& pv) {
+                                     const policy::PartitionSpec& spec, policy::PlatformView& pv) {
   auto plan = plan_partition(fn, spec, config_.host_bps, config_.pcie_bps);
   if (!plan) {
     ++counts_.rejected["start_invalid"];
@@ -163,7 +158,8 @@ bool ControlPlane::start_partitioned(Fn& fn, const policy::InstanceConfig& confi
     const policy::FunctionView* fv = trial.function(fn.id);
     auto loc = policies_.placement->place({fv, config}, trial);
     if (!loc ||
-        !fits(fn, config, *loc, setup[static_cast<std::size_t>(p)].bytes, fleet_->hosts(), instances_) ||
+        !fits(fn, config, *loc, setup[static_cast<std::size_t>(p)].bytes, fleet_->hosts(),
+              instances_) ||
         std::find(locs.begin(), locs.end(), *loc) != locs.end()) {
       ++counts_.rejected["start_unplaced"];
       return false;
@@ -217,7 +213,7 @@ void ControlPlane::part_ready(Inst& inst) {
   if (head == nullptr) return;
   if (--head->parts_waiting > 0) return;
   head->held = false;
-  head->ready_at = head->idle_since = head->state_since = sim_.now();
+  head->life.transition(InstanceEvent::kReady, sim_.now());
   const InstanceId hid = head->id;
   if (head->completion_s >= 0) {
     head->timer.cancel();
@@ -249,9 +245,9 @@ void ControlPlane::complete_model(InstanceId hid) {
   ++counts_.applied["model_completion"];
   for (const InstanceId id : parts) {
     Inst* i = find(id);
-    if (i != nullptr && i->state == InstanceState::kIdle) {
-      i->ready_at = std::min(i->ready_at, sim_.now());
-      if (id != hid) i->ready_at = i->idle_since = i->state_since = sim_.now();
+    if (i != nullptr && i->life.state() == InstanceState::kIdle) {
+      // The head has been ready since its replica was; the other parts become ready now.
+      if (id != hid) i->life.transition(InstanceEvent::kReady, sim_.now());
       became_idle(*i);
     }
   }
@@ -265,18 +261,18 @@ void ControlPlane::became_idle(Inst& inst) {
   if (config_.dispatch_scope == DispatchScope::kNode) {
     // The cluster queue first (requests that arrived before any node hosted the function),
     // then the instance's node queue.
-    if (Inst* x = find(id); x != nullptr && x->state == InstanceState::kIdle) {
+    if (Inst* x = find(id); x != nullptr && x->life.state() == InstanceState::kIdle) {
       Queue& nq = node_queue(*fn.queue, x->loc.host);
       nq.idle.insert(id);
       pump(nq);
     }
   }
   Inst* i = find(id);
-  if (i == nullptr || i->state != InstanceState::kIdle) return;
+  if (i == nullptr || i->life.state() != InstanceState::kIdle) return;
   const Time timeout = policies_.keep_alive->idle_timeout(instance_view(*i), function_view(fn));
   if (timeout == Time::max()) return;
   i->timer = sim_.schedule_in(std::max(timeout, Time::zero()), [this, id] {
-    if (Inst* x = find(id); x != nullptr && x->state == InstanceState::kIdle) {
+    if (Inst* x = find(id); x != nullptr && x->life.state() == InstanceState::kIdle) {
       ++counts_.applied["keep_alive_expiry"];
       terminate(*x);
     }
@@ -309,8 +305,8 @@ void ControlPlane::release_cold_start_memory(Inst& inst) {
 
 void ControlPlane::stop(Inst& inst) {
   schedule_reroute();
-  if (inst.state == InstanceState::kBusy || inst.state == InstanceState::kDraining) {
-    inst.state = InstanceState::kDraining;
+  if (inst.life.state() == InstanceState::kBusy || inst.life.state() == InstanceState::kDraining) {
+    inst.life.transition(InstanceEvent::kDrain, sim_.now());
     inst.stop_after_batch = true;
     return;
   }
@@ -349,7 +345,7 @@ void ControlPlane::terminate(Inst& inst) {
   }
   host.reserved_cores -= inst.cores;
   accounting_.instance_ended(inst, now);
-  inst.state = InstanceState::kTerminated;
+  inst.life.transition(InstanceEvent::kTerminate, now);
   inst.fn->instances.erase(inst.id);
   schedule_reroute();
   auto node = instances_.extract(inst.id);

@@ -79,16 +79,47 @@ struct PartSetup {
   int parts = 1;
 };
 
+/// What happens to an instance (docs/policy-authors.md "Instance states").
+enum class InstanceEvent : std::uint8_t {
+  kReady,       ///< its model is on the device (again, for a whole partitioned replica)
+  kDispatched,  ///< it took a batch
+  kBatchDone,   ///< its batch finished (a pipeline: its first part is free again)
+  kDrain,       ///< stop after the batch it runs
+  kTerminate
+};
+
+/// An instance's state and timestamps. transition() is their only writer, and it rejects
+/// events the state does not allow (std::logic_error: a bug in the control plane).
+class Lifecycle {
+ public:
+  explicit Lifecycle(Time created) : created_(created), state_since_(created) {}
+
+  void transition(InstanceEvent event, Time now);
+
+  [[nodiscard]] InstanceState state() const { return state_; }
+  [[nodiscard]] Time created() const { return created_; }
+  [[nodiscard]] Time state_since() const { return state_since_; }
+  /// When it last became ready (zero while cold-starting).
+  [[nodiscard]] Time ready_at() const { return ready_at_; }
+  /// When it last became idle.
+  [[nodiscard]] Time idle_since() const { return idle_since_; }
+
+ private:
+  InstanceState state_ = InstanceState::kColdStarting;
+  Time created_;
+  Time state_since_;
+  Time ready_at_;
+  Time idle_since_;
+};
+
 struct Inst {
+  explicit Inst(Time created) : life(created) {}
+
   InstanceId id = 0;
   Fn* fn = nullptr;
-  InstanceState state = InstanceState::kColdStarting;
+  Lifecycle life;
   policy::InstanceConfig config;
   policy::Location loc;
-  Time created;
-  Time state_since;
-  Time ready_at;
-  Time idle_since;
   std::uint64_t batches = 0;
   double batch_latency_s = 0.0;  ///< solo latency of max_batch on its unit
   double device_gb = 0.0;        ///< GPU memory reserved for its lifetime

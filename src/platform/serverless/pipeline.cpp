@@ -34,7 +34,7 @@ Pipelines::Pipelines(Simulation& sim, Hosts& hosts, net::FlowNetwork& flows,
 Pipelines::~Pipelines() = default;
 
 std::uint64_t Pipelines::make(InstanceId head, const Fn& fn, const std::vector<int>& cut_after,
-                             const std::vector<policy::Location>& locs) {
+                              const std::vector<policy::Location>& locs) {
   auto p = std::make_unique<Pipeline>();
   p->head = head;
   std::size_t part = 0;
@@ -78,8 +78,7 @@ void Pipelines::work(std::uint64_t serial, std::size_t s) {
         ->batch_started(sim_.now());
     sim_.schedule_in(ceil_seconds(st.exec_s), [this, serial, s] { done(serial, s); });
   } else if (st.src && st.output_bytes > 0) {
-    flows_.start(*st.src, *st.dst, b * st.output_bytes,
-                  [this, serial, s] { done(serial, s); });
+    flows_.start(*st.src, *st.dst, b * st.output_bytes, [this, serial, s] { done(serial, s); });
   } else {
     sim_.schedule_in(ceil_seconds(b * st.fixed_s), [this, serial, s] { done(serial, s); });
   }

@@ -40,8 +40,9 @@ void ControlPlane::pump_all() {
 // Per-node dispatch. An instance is routable while it is (or will be) able to take a batch on
 // an available host; requests routed to a node wait there for that node's instances.
 bool ControlPlane::routable(const Inst& inst) const {
-  const bool live = inst.state == InstanceState::kColdStarting ||
-                    inst.state == InstanceState::kIdle || inst.state == InstanceState::kBusy;
+  const bool live = inst.life.state() == InstanceState::kColdStarting ||
+                    inst.life.state() == InstanceState::kIdle ||
+                    inst.life.state() == InstanceState::kBusy;
   return live && inst.part <= 0 && fleet_->host(inst.loc.host).available;
 }
 
@@ -74,7 +75,7 @@ Queue& ControlPlane::route(Queue& cluster, int exclude_host) {
       if (i.loc.host == exclude_host) continue;
       auto& [n, busy] = hosts[i.loc.host];
       ++n;
-      if (i.state == InstanceState::kBusy) ++busy;
+      if (i.life.state() == InstanceState::kBusy) ++busy;
     }
   }
   // No node hosts the function yet: the request waits in the cluster queue, which the first
@@ -154,7 +155,7 @@ void ControlPlane::pump(Queue& q) {
     int max_batch = 0;
     for (auto it = q.idle.begin(); it != q.idle.end();) {
       const Inst* i = find(*it);
-      if (i == nullptr || i->state != InstanceState::kIdle || i->held) {
+      if (i == nullptr || i->life.state() != InstanceState::kIdle || i->held) {
         it = q.idle.erase(it);
         continue;
       }
@@ -184,7 +185,7 @@ void ControlPlane::pump(Queue& q) {
     const auto chosen = policies_.dispatcher->choose(dv);
     if (!chosen) return;
     Inst* inst = find(*chosen);
-    if (inst == nullptr || !serves(*inst, q) || inst->state != InstanceState::kIdle) {
+    if (inst == nullptr || !serves(*inst, q) || inst->life.state() != InstanceState::kIdle) {
       ++counts_.rejected["dispatch"];
       return;
     }
@@ -209,18 +210,18 @@ void ControlPlane::pump(Queue& q) {
 void ControlPlane::run_batch(Inst& inst, std::vector<Request> batch) {
   const Time now = sim_.now();
   inst.timer.cancel();
-  inst.state = InstanceState::kBusy;
-  inst.state_since = now;
+  inst.life.transition(InstanceEvent::kDispatched, now);
   inst.dispatch = now;
-  inst.avail = inst.idle_since;
+  inst.avail = inst.life.idle_since();
   inst.batch = std::move(batch);
   inst.batch_serial = next_batch_++;
   running_requests_ += inst.batch.size();
   ++batches_;
   if (inst.pipeline != 0) {
     // With a network: through the stations of its Pipeline (part 0 is empty: the head was idle).
-    pipelines_->submit(inst.pipeline, PipelineBatch{std::move(inst.batch), now, inst.avail,
-                                                    inst.ready_at, fleet_->global_gpu(inst.loc)});
+    pipelines_->submit(inst.pipeline,
+                       PipelineBatch{std::move(inst.batch), now, inst.avail, inst.life.ready_at(),
+                                     fleet_->global_gpu(inst.loc)});
     inst.batch.clear();
     return;
   }
@@ -229,14 +230,13 @@ void ControlPlane::run_batch(Inst& inst, std::vector<Request> batch) {
     // once its bottleneck stage passed this one on (max(E, N) later); this one leaves the
     // last part I later. Transfers between parts take output bytes / host_bandwidth.
     const InstanceId hid = inst.id;
-    const Time ready = inst.ready_at;
+    const Time ready = inst.life.ready_at();
     const int device = fleet_->global_gpu(inst.loc);
-    sim_.schedule_in(
-        ceil_seconds(inst.pipeline_latency_s),
-        [this, b = std::move(inst.batch), now, avail = inst.avail, ready, device] {
-          const auto n = static_cast<std::uint32_t>(b.size());
-          complete(b, {now, avail, ready, now, sim_.now(), n, device, -1});
-        });
+    sim_.schedule_in(ceil_seconds(inst.pipeline_latency_s),
+                     [this, b = std::move(inst.batch), now, avail = inst.avail, ready, device] {
+                       const auto n = static_cast<std::uint32_t>(b.size());
+                       complete(b, {now, avail, ready, now, sim_.now(), n, device, -1});
+                     });
     inst.batch.clear();
     inst.admit =
         sim_.schedule_in(ceil_seconds(inst.pipeline_interval_s), [this, hid] { head_admits(hid); });
@@ -256,25 +256,22 @@ void ControlPlane::run_batch(Inst& inst, std::vector<Request> batch) {
   inst.unit->submit(std::move(job));
 }
 
-void ControlPlane::finish_batch(InstanceId id, std::uint64_t serial,
-                                      const gpu::JobResult& result) {
+void ControlPlane::finish_batch(InstanceId id, std::uint64_t serial, const gpu::JobResult& result) {
   Inst* inst = find(id);
   if (inst == nullptr || inst->batch_serial != serial) {
     throw std::logic_error("batch completion for an unknown instance");
   }
   const Time now = sim_.now();
   const int device = inst->loc.gpu >= 0 ? fleet_->global_gpu(inst->loc) : -1;
-  complete(inst->batch, {inst->dispatch, inst->avail, inst->ready_at, result.started,
-                         result.finished, static_cast<std::uint32_t>(inst->batch.size()), device,
-                         inst->loc.slice});
+  complete(inst->batch,
+           {inst->dispatch, inst->avail, inst->life.ready_at(), result.started, result.finished,
+            static_cast<std::uint32_t>(inst->batch.size()), device, inst->loc.slice});
   accounting_.batch_finished(*inst, result);
   cluster::Host& host = fleet_->host(inst->loc.host);
   if (inst->loc.gpu >= 0) host.gpus[static_cast<std::size_t>(inst->loc.gpu)]->batch_finished(now);
   inst->batch.clear();
   ++inst->batches;
-  inst->state = InstanceState::kIdle;
-  inst->state_since = now;
-  inst->idle_since = now;
+  inst->life.transition(InstanceEvent::kBatchDone, now);
   if (inst->stop_after_batch || !host.available) {
     terminate(*inst);
     return;
@@ -295,8 +292,7 @@ void ControlPlane::head_admits(InstanceId hid) {
   Inst* h = find(hid);
   if (h == nullptr) return;
   ++h->batches;
-  h->state = InstanceState::kIdle;
-  h->state_since = h->idle_since = sim_.now();
+  h->life.transition(InstanceEvent::kBatchDone, sim_.now());
   if (h->stop_after_batch || !fleet_->host(h->loc.host).available) {
     terminate(*h);
     return;

@@ -8,11 +8,11 @@ policy::InstanceView instance_view(const Inst& i) {
   policy::InstanceView v;
   v.id = i.id;
   v.function = i.fn->id;
-  v.state = i.state;
+  v.state = i.life.state();
   v.config = i.config;
   v.location = i.loc;
-  v.created = i.created;
-  v.state_since = i.state_since;
+  v.created = i.life.created();
+  v.state_since = i.life.state_since();
   v.batches = i.batches;
   v.batch_latency_s = i.batch_latency_s;
   v.partition = i.part;
@@ -114,7 +114,7 @@ policy::PlatformView build_view(const ViewInputs& in) {
     if (f->model != nullptr && f->model->gpu) fv.rdf = f->model->gpu->rdf;
     fv.layers = f->layers;
     for (const InstanceId id : f->instances) {
-      switch (in.instances.at(id)->state) {
+      switch (in.instances.at(id)->life.state()) {
         case InstanceState::kColdStarting:
           ++fv.cold_starting;
           break;
@@ -130,8 +130,9 @@ policy::PlatformView build_view(const ViewInputs& in) {
   }
   for (const auto& [id, inst] : in.instances) {
     v.instances.push_back(instance_view(*inst));
-    if (inst->state == InstanceState::kColdStarting) {
-      v.cold_starts.push_back({id, inst->fn->id, inst->loc.host, inst->stage, inst->created});
+    if (inst->life.state() == InstanceState::kColdStarting) {
+      v.cold_starts.push_back(
+          {id, inst->fn->id, inst->loc.host, inst->stage, inst->life.created()});
     }
   }
   v.hosts = hosts_view(in.hosts);
