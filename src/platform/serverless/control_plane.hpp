@@ -69,24 +69,28 @@ class ControlPlane final : private FleetEvents {
   void finish_batch(InstanceId id, std::uint64_t batch_serial, const gpu::JobResult& result);
   /// The one completion path: records the batch's requests (records.hpp).
   void complete(const std::vector<Request>& batch, const BatchTimes& times);
-  void head_admits(InstanceId head);
 
   // Instance lifecycle (lifecycle.cpp).
   Inst* find(InstanceId id);
   bool start_instance(Fn& fn, const policy::InstanceConfig& config,
                       const std::optional<policy::Location>& location, policy::PlatformView& pv,
                       bool warm = false, const PartSetup* part = nullptr);
-  bool start_partitioned(Fn& fn, const policy::InstanceConfig& config,
-                         const policy::PartitionSpec& spec, policy::PlatformView& pv);
   void cold_start_ready(Inst& inst);
-  void part_ready(Inst& inst);
-  void complete_model(InstanceId head);
   void became_idle(Inst& inst);
   void stop_on_host(int host);
   void stop(Inst& inst);
   void terminate(Inst& inst);
-  void detach_pipeline(Inst& head);
   void release_cold_start_memory(Inst& inst);
+
+  // Flashpoint's partitioned replicas (replicas.cpp).
+  bool start_partitioned(Fn& fn, const policy::InstanceConfig& config,
+                         const policy::PartitionSpec& spec, policy::PlatformView& pv);
+  void part_ready(Inst& inst);
+  void complete_model(InstanceId head);
+  void run_pipelined(Inst& head, Time now);
+  void head_admits(InstanceId head);
+  void end_replica(Inst& part);
+  void detach_pipeline(Inst& head);
 
   ServerlessConfig config_;
   const gpu::ModelCatalog& catalog_;

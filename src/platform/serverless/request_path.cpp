@@ -1,6 +1,6 @@
 // The request path: gateway (per-node routing under DispatchScope::kNode), queues, batcher,
-// dispatcher, and a batch's run and completion on an instance (an execution unit, or a
-// Flashpoint pipeline: fixed times without a network, Pipelines with one).
+// dispatcher, and a batch's run and completion on an instance's execution unit (a pipelined
+// replica runs its batches through replicas.cpp; both complete through complete()).
 
 #include <algorithm>
 #include <stdexcept>
@@ -217,29 +217,8 @@ void ControlPlane::run_batch(Inst& inst, std::vector<Request> batch) {
   inst.batch_serial = next_batch_++;
   running_requests_ += inst.batch.size();
   ++batches_;
-  if (inst.pipeline != 0) {
-    // With a network: through the stations of its Pipeline (part 0 is empty: the head was idle).
-    pipelines_->submit(inst.pipeline,
-                       PipelineBatch{std::move(inst.batch), now, inst.avail, inst.life.ready_at(),
-                                     fleet_->global_gpu(inst.loc)});
-    inst.batch.clear();
-    return;
-  }
-  if (inst.pipeline_latency_s > 0) {
-    // Flashpoint §4.2.1, eq. 4.3-4.4: a pipelined partitioned replica takes the next request
-    // once its bottleneck stage passed this one on (max(E, N) later); this one leaves the
-    // last part I later. Transfers between parts take output bytes / host_bandwidth.
-    const InstanceId hid = inst.id;
-    const Time ready = inst.life.ready_at();
-    const int device = fleet_->global_gpu(inst.loc);
-    sim_.schedule_in(ceil_seconds(inst.pipeline_latency_s),
-                     [this, b = std::move(inst.batch), now, avail = inst.avail, ready, device] {
-                       const auto n = static_cast<std::uint32_t>(b.size());
-                       complete(b, {now, avail, ready, now, sim_.now(), n, device, -1});
-                     });
-    inst.batch.clear();
-    inst.admit =
-        sim_.schedule_in(ceil_seconds(inst.pipeline_interval_s), [this, hid] { head_admits(hid); });
+  if (inst.pipeline != 0 || inst.pipeline_latency_s > 0) {
+    run_pipelined(inst, now);
     return;
   }
   if (inst.loc.gpu >= 0) {
@@ -285,19 +264,6 @@ void ControlPlane::complete(const std::vector<Request>& batch, const BatchTimes&
     context_.record(served_record(q, times));
   }
   running_requests_ -= batch.size();
-}
-
-// The head of a pipelined replica can take the next batch (its first part passed the last on).
-void ControlPlane::head_admits(InstanceId hid) {
-  Inst* h = find(hid);
-  if (h == nullptr) return;
-  ++h->batches;
-  h->life.transition(InstanceEvent::kBatchDone, sim_.now());
-  if (h->stop_after_batch || !fleet_->host(h->loc.host).available) {
-    terminate(*h);
-    return;
-  }
-  became_idle(*h);
 }
 
 }  // namespace sim::platform::serverless
