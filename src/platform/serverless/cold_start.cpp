@@ -51,15 +51,15 @@ void ColdStarts::begin(Inst& inst) {
   cs.function = inst.fn->id;
   cs.host = inst.loc.host;
   cs.started = sim_.now();
-  inst.cold = log_.size();
+  inst.boot->log = log_.size();
   log_.push_back(cs);
   Fn& fn = *inst.fn;
   auto& host = *hosts_[static_cast<std::size_t>(inst.loc.host)];
-  inst.stage = "download";
-  inst.stage_since = sim_.now();
+  inst.boot->stage = "download";
+  inst.boot->stage_since = sim_.now();
   policy::SourcingRequest req;
   req.model = fn.spec.model;
-  req.bytes = inst.bytes;
+  req.bytes = inst.boot->bytes;
   req.host = host.index;
   req.local_copy = host.cache.contains(fn.spec.model);
   for (const auto& h : hosts_)
@@ -77,11 +77,11 @@ void ColdStarts::begin(Inst& inst) {
       throw std::invalid_argument("serverless platform: the network has no object store");
     }
   }
-  log_[inst.cold].source = choice.kind;
+  log_[inst.boot->log].source = choice.kind;
   const InstanceId id = inst.id;
   if (choice.kind == policy::SourceKind::kLocalMemory) {
     host.cache.touch(fn.spec.model);
-    inst.skip_load = choice.loaded;
+    inst.boot->skip_load = choice.loaded;
     download_done(id);
     return;
   }
@@ -94,15 +94,15 @@ void ColdStarts::begin(Inst& inst) {
       choice.share ? fn.spec.model : fn.spec.model + "#instance" + std::to_string(id);
   if (inst.part >= 0) {
     content += "#part" + std::to_string(inst.part) + "/" + std::to_string(inst.parts) + "@" +
-               std::to_string(inst.bytes);
+               std::to_string(inst.boot->bytes);
   }
   if (net_.transfers != nullptr) {
     const net::NodeId src = choice.kind == policy::SourceKind::kStore
                                 ? *net_.store
                                 : *hosts_[static_cast<std::size_t>(choice.host)]->nic;
-    auto f = net_.transfers->fetch(content, src, *host.nic, inst.bytes,
+    auto f = net_.transfers->fetch(content, src, *host.nic, inst.boot->bytes,
                                    [this, id] { download_done(id); });
-    inst.transfer = f.request;
+    inst.boot->transfer = f.request;
     return;
   }
   // Fixed-bandwidth model: a download of the same model to the same host is joined.
@@ -112,7 +112,7 @@ void ColdStarts::begin(Inst& inst) {
     auto pd = std::make_unique<PendingDownload>();
     const double bps =
         choice.kind == policy::SourceKind::kStore ? config_.store_bps : config_.host_bps;
-    pd->done = sim_.schedule_in(transfer_time(inst.bytes, bps), [this, key] {
+    pd->done = sim_.schedule_in(transfer_time(inst.boot->bytes, bps), [this, key] {
       auto node = downloads_.extract(key);
       for (const auto w : node.mapped()->waiters)
         download_done(w);
@@ -140,7 +140,7 @@ void ColdStarts::join_chain(Inst& inst, const policy::SourceChoice& choice) {
   Chain& c = *chains_.at(g->second);
   if (c.waiters.find(inst.loc.host) == c.waiters.end()) c.hosts.push_back(inst.loc.host);
   c.waiters[inst.loc.host].push_back(inst.id);
-  log_[inst.cold].chained = true;
+  log_[inst.boot->log].chained = true;
   ++chained_;
 }
 
@@ -185,20 +185,20 @@ void ColdStarts::launch_chain(std::uint64_t serial) {
 void ColdStarts::download_done(InstanceId id) {
   Inst* inst = find(id);
   if (inst == nullptr) return;
-  inst->transfer.reset();
+  inst->boot->transfer.reset();
   const Time now = sim_.now();
-  log_[inst->cold].download = now - inst->stage_since;
+  log_[inst->boot->log].download = now - inst->boot->stage_since;
   Fn& fn = *inst->fn;
   auto& host = *hosts_[static_cast<std::size_t>(inst->loc.host)];
   // The bytes now sit in host memory; they stay cached in spare memory after the cold start
   // (a part's bytes are not the model: cached only after model completion).
   if (inst->part < 0) host.cache.insert(fn.spec.model, fn.bytes, host.cache_capacity());
-  const Time load = inst->skip_load        ? Time::zero()
-                    : inst->load_s >= 0    ? ceil_seconds(inst->load_s)
-                    : fn.model->cold_start ? ceil_seconds(fn.model->cold_start->load_s.value)
-                                           : transfer_time(fn.bytes, config_.load_bps);
-  inst->stage = "load";
-  inst->stage_since = now;
+  const Time load = inst->boot->skip_load     ? Time::zero()
+                    : inst->boot->load_s >= 0 ? ceil_seconds(inst->boot->load_s)
+                    : fn.model->cold_start    ? ceil_seconds(fn.model->cold_start->load_s.value)
+                                              : transfer_time(fn.bytes, config_.load_bps);
+  inst->boot->stage = "load";
+  inst->boot->stage_since = now;
   inst->timer = sim_.schedule_in(load, [this, id] { load_done(id); });
 }
 
@@ -206,12 +206,12 @@ void ColdStarts::load_done(InstanceId id) {
   Inst* inst = find(id);
   if (inst == nullptr) return;
   const Time now = sim_.now();
-  log_[inst->cold].load = now - inst->stage_since;
-  inst->stage = "copy";
-  inst->stage_since = now;
+  log_[inst->boot->log].load = now - inst->boot->stage_since;
+  inst->boot->stage = "copy";
+  inst->boot->stage_since = now;
   // CPU functions have no device copy.
   const Time copy =
-      inst->fn->spec.gpu ? transfer_time(inst->bytes, config_.pcie_bps) : Time::zero();
+      inst->fn->spec.gpu ? transfer_time(inst->boot->bytes, config_.pcie_bps) : Time::zero();
   inst->timer = sim_.schedule_in(copy, [this, id] { copy_done(id); });
 }
 
@@ -219,15 +219,17 @@ void ColdStarts::copy_done(InstanceId id) {
   Inst* inst = find(id);
   if (inst == nullptr) return;
   const Time now = sim_.now();
-  auto& cs = log_[inst->cold];
-  cs.copy = now - inst->stage_since;
+  auto& cs = log_[inst->boot->log];
+  cs.copy = now - inst->boot->stage_since;
   cs.completed = true;
-  inst->stage.clear();
+  inst->boot->stage.clear();
   ready_(*inst);
 }
 
 void ColdStarts::cancel(Inst& inst) {
-  if (inst.transfer && net_.transfers != nullptr) net_.transfers->cancel(*inst.transfer);
+  if (inst.boot && inst.boot->transfer && net_.transfers != nullptr) {
+    net_.transfers->cancel(*inst.boot->transfer);
+  }
   for (auto it = downloads_.begin(); it != downloads_.end();) {
     auto& w = it->second->waiters;
     w.erase(std::remove(w.begin(), w.end(), inst.id), w.end());

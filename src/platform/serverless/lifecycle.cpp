@@ -42,14 +42,15 @@ bool ControlPlane::start_instance(Fn& fn, const policy::InstanceConfig& config,
   inst->loc = *loc;
   auto& host = fleet_->host(loc->host);
   // The instance's host memory is reserved for its whole cold start; cached models make room.
-  inst->bytes = bytes;
+  inst->boot.emplace();
+  inst->boot->bytes = bytes;
   if (part != nullptr) {
-    inst->load_s = part->load_s;
+    inst->boot->load_s = part->load_s;
     inst->head = part->head;
     inst->part = part->part;
     inst->parts = part->parts;
   }
-  inst->host_bytes = bytes;
+  inst->boot->host_bytes = bytes;
   host.reserved_bytes += bytes;
   accounting_.memory_changed(sim_.now(), bytes, 0.0);
   host.cache.shrink_to(host.cache_capacity());
@@ -141,11 +142,13 @@ void ControlPlane::stop_on_host(int host) {
 }
 
 void ControlPlane::release_cold_start_memory(Inst& inst) {
-  if (inst.host_bytes <= 0) return;
+  if (!inst.boot) return;
+  const double bytes = inst.boot->host_bytes;
+  inst.boot.reset();
+  if (bytes <= 0) return;
   auto& host = fleet_->host(inst.loc.host);
-  host.reserved_bytes -= inst.host_bytes;
-  accounting_.memory_changed(sim_.now(), -inst.host_bytes, 0.0);
-  inst.host_bytes = 0.0;
+  host.reserved_bytes -= bytes;
+  accounting_.memory_changed(sim_.now(), -bytes, 0.0);
 }
 
 void ControlPlane::stop(Inst& inst) {

@@ -112,6 +112,18 @@ class Lifecycle {
   Time idle_since_;
 };
 
+/// An instance's cold start while it lasts (cold_start.hpp runs it).
+struct Boot {
+  double host_bytes = 0.0;  ///< host memory reserved during the cold start
+  std::size_t log = 0;      ///< index into the cold-start log
+  std::string stage;        ///< cold-start stage in progress
+  Time stage_since;
+  std::optional<net::TransferManager::RequestId> transfer;
+  bool skip_load = false;  ///< SourceChoice::loaded: the host keeps the model loaded
+  double bytes = 0.0;      ///< bytes its cold start moves (a part: its share of the model)
+  double load_s = -1.0;    ///< a part's load stage; < 0: the model's
+};
+
 struct Inst {
   explicit Inst(Time created) : life(created) {}
 
@@ -129,14 +141,9 @@ struct Inst {
   std::unique_ptr<gpu::ExecutionUnit> own_unit;  ///< CPU, time-sliced, operator-profile
   EventHandle timer;                             ///< keep-alive or cold-start stage
   bool stop_after_batch = false;
-  double host_bytes = 0.0;  ///< host memory reserved during the cold start
-  std::size_t cold = 0;     ///< index into the cold-start log
-  std::string stage;        ///< cold-start stage in progress
-  Time stage_since;
-  std::optional<net::TransferManager::RequestId> transfer;
-  bool skip_load = false;  ///< SourceChoice::loaded: the host keeps the model loaded
-  double bytes = 0.0;      ///< bytes its cold start moves (a part: its share of the model)
-  double load_s = -1.0;    ///< a part's load stage; < 0: the model's
+  /// Its cold start, from its start until the host memory it reserved is released (at once
+  /// for a warm start).
+  std::optional<Boot> boot;
   // Partitioned replica (Flashpoint §4.2): every part is an instance on its own GPU; the head
   // (part 0) takes the requests and runs them through the pipeline.
   InstanceId head = 0;  ///< parts 1..p-1: the head's id

@@ -131,8 +131,9 @@ policy::PlatformView build_view(const ViewInputs& in) {
   for (const auto& [id, inst] : in.instances) {
     v.instances.push_back(instance_view(*inst));
     if (inst->life.state() == InstanceState::kColdStarting) {
-      v.cold_starts.push_back(
-          {id, inst->fn->id, inst->loc.host, inst->stage, inst->life.created()});
+      v.cold_starts.push_back({id, inst->fn->id, inst->loc.host,
+                               inst->boot ? inst->boot->stage : std::string(),
+                               inst->life.created()});
     }
   }
   v.hosts = hosts_view(in.hosts);
