@@ -73,7 +73,7 @@ void Accounting::desired(const policy::Decisions& d, const Instances& instances)
     if (it == instances.end()) continue;
     const Inst& i = *it->second;
     if (i.life.state() == InstanceState::kDraining || i.stop_after_batch) continue;
-    n -= 1.0 + static_cast<double>(i.part == 0 ? i.members.size() : 0);
+    n -= 1.0 + static_cast<double>(i.part() == 0 ? i.replica->members.size() : 0);
   }
   desired_ = std::max(n, 0.0);
 }

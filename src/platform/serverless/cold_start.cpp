@@ -85,16 +85,16 @@ void ColdStarts::begin(Inst& inst) {
     download_done(id);
     return;
   }
-  if (choice.chain && inst.part < 0) {  // a part's bytes are not the chain's model
+  if (choice.chain && !inst.replica) {  // a part's bytes are not the chain's model
     join_chain(inst, choice);
     return;
   }
   // Without sharing, the transfer's content key is the instance's own, so nothing joins it.
   std::string content =
       choice.share ? fn.spec.model : fn.spec.model + "#instance" + std::to_string(id);
-  if (inst.part >= 0) {
-    content += "#part" + std::to_string(inst.part) + "/" + std::to_string(inst.parts) + "@" +
-               std::to_string(inst.boot->bytes);
+  if (inst.replica) {
+    content += "#part" + std::to_string(inst.replica->part) + "/" +
+               std::to_string(inst.replica->parts) + "@" + std::to_string(inst.boot->bytes);
   }
   if (net_.transfers != nullptr) {
     const net::NodeId src = choice.kind == policy::SourceKind::kStore
@@ -192,7 +192,7 @@ void ColdStarts::download_done(InstanceId id) {
   auto& host = *hosts_[static_cast<std::size_t>(inst->loc.host)];
   // The bytes now sit in host memory; they stay cached in spare memory after the cold start
   // (a part's bytes are not the model: cached only after model completion).
-  if (inst->part < 0) host.cache.insert(fn.spec.model, fn.bytes, host.cache_capacity());
+  if (!inst->replica) host.cache.insert(fn.spec.model, fn.bytes, host.cache_capacity());
   const Time load = inst->boot->skip_load     ? Time::zero()
                     : inst->boot->load_s >= 0 ? ceil_seconds(inst->boot->load_s)
                     : fn.model->cold_start    ? ceil_seconds(fn.model->cold_start->load_s.value)

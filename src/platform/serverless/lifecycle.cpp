@@ -46,9 +46,7 @@ bool ControlPlane::start_instance(Fn& fn, const policy::InstanceConfig& config,
   inst->boot->bytes = bytes;
   if (part != nullptr) {
     inst->boot->load_s = part->load_s;
-    inst->head = part->head;
-    inst->part = part->part;
-    inst->parts = part->parts;
+    inst->replica = Replica{part->head, part->part, part->parts, {}, 0, 0.0};
   }
   inst->boot->host_bytes = bytes;
   host.reserved_bytes += bytes;
@@ -99,7 +97,7 @@ void ControlPlane::cold_start_ready(Inst& inst) {
     terminate(inst);
     return;
   }
-  if (inst.part >= 0) {
+  if (inst.replica) {
     part_ready(inst);
     return;
   }
@@ -163,7 +161,7 @@ void ControlPlane::stop(Inst& inst) {
 
 void ControlPlane::terminate(Inst& inst) {
   const Time now = sim_.now();
-  if (inst.part >= 0) end_replica(inst);
+  if (inst.replica) end_replica(inst);
   inst.timer.cancel();
   inst.admit.cancel();
   detach_pipeline(inst);

@@ -124,6 +124,17 @@ struct Boot {
   double load_s = -1.0;    ///< a part's load stage; < 0: the model's
 };
 
+/// A part of a partitioned replica (Flashpoint §4.2): every part is an instance on its own GPU;
+/// the head (part 0) takes the requests and runs them through the pipeline.
+struct Replica {
+  InstanceId head = 0;  ///< parts 1..p-1: the head's id
+  int part = 0;
+  int parts = 1;
+  std::vector<InstanceId> members;  ///< head: parts 1..p-1
+  int parts_waiting = 0;            ///< head: parts still cold-starting (itself included)
+  double completion_s = 0.0;        ///< head: model completion after the replica is ready
+};
+
 struct Inst {
   explicit Inst(Time created) : life(created) {}
 
@@ -144,17 +155,13 @@ struct Inst {
   /// Its cold start, from its start until the host memory it reserved is released (at once
   /// for a warm start).
   std::optional<Boot> boot;
-  // Partitioned replica (Flashpoint §4.2): every part is an instance on its own GPU; the head
-  // (part 0) takes the requests and runs them through the pipeline.
-  InstanceId head = 0;  ///< parts 1..p-1: the head's id
-  int part = -1;        ///< -1: a full instance
-  int parts = 1;
-  std::vector<InstanceId> members;   ///< head: parts 1..p-1
-  int parts_waiting = 0;             ///< head: parts still cold-starting (itself included)
+  /// A part of a partitioned replica; none for a full instance (or after model completion).
+  std::optional<Replica> replica;
+  /// Its part of a partitioned replica; -1: a full instance.
+  [[nodiscard]] int part() const { return replica ? replica->part : -1; }
   bool held = false;                 ///< ready but not dispatchable (a part of a replica)
   double pipeline_interval_s = 0.0;  ///< head: max(E, N), a new request every this long
   double pipeline_latency_s = 0.0;   ///< head: I = execution + transfers (0: not pipelined)
-  double completion_s = 0.0;         ///< head: model completion after the replica is ready
   std::uint64_t pipeline = 0;        ///< head with a network: its Pipeline (0: fixed times)
   EventHandle admit;
   std::vector<Request> batch;

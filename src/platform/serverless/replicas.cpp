@@ -57,13 +57,13 @@ bool ControlPlane::start_partitioned(Fn& fn, const policy::InstanceConfig& confi
     if (p == 0) {
       head = id;
       Inst& h = *find(id);
-      h.parts_waiting = parts;
+      h.replica->parts_waiting = parts;
       h.pipeline_interval_s = plan->interval_s;
       h.pipeline_latency_s = plan->latency_s;
       h.batch_latency_s = plan->latency_s;
-      h.completion_s = plan->completion_s;
+      h.replica->completion_s = plan->completion_s;
     } else {
-      find(head)->members.push_back(id);
+      find(head)->replica->members.push_back(id);
     }
   }
   if (pipelines_) {
@@ -78,34 +78,31 @@ bool ControlPlane::start_partitioned(Fn& fn, const policy::InstanceConfig& confi
 void ControlPlane::part_ready(Inst& inst) {
   // Every part waits (held) until the whole replica is ready; then only the head serves.
   inst.held = true;
-  Inst* head = inst.head == 0 ? &inst : find(inst.head);
-  if (head == nullptr) return;
-  if (--head->parts_waiting > 0) return;
+  Inst* head = inst.replica->head == 0 ? &inst : find(inst.replica->head);
+  if (head == nullptr || !head->replica) return;
+  if (--head->replica->parts_waiting > 0) return;
   head->held = false;
   head->life.transition(InstanceEvent::kReady, sim_.now());
   const InstanceId hid = head->id;
-  if (head->completion_s >= 0) {
+  if (const double completion_s = head->replica->completion_s; completion_s >= 0) {
     head->timer.cancel();
-    sim_.schedule_in(ceil_seconds(head->completion_s), [this, hid] { complete_model(hid); });
+    sim_.schedule_in(ceil_seconds(completion_s), [this, hid] { complete_model(hid); });
   }
   became_idle(*head);
 }
 
 void ControlPlane::complete_model(InstanceId hid) {
   Inst* head = find(hid);
-  if (head == nullptr || head->part != 0) return;
+  if (head == nullptr || head->part() != 0) return;
   // Model completion (§4.2.5): every part now holds the full model and serves on its own.
-  std::vector<InstanceId> parts = head->members;
+  std::vector<InstanceId> parts = head->replica->members;
   parts.insert(parts.begin(), hid);
   for (const InstanceId id : parts) {
     Inst* i = find(id);
     if (i == nullptr) continue;
     auto& host = fleet_->host(i->loc.host);
     host.cache.insert(i->fn->spec.model, i->fn->bytes, host.cache_capacity());
-    i->head = 0;
-    i->part = -1;
-    i->parts = 1;
-    i->members.clear();
+    i->replica.reset();
     i->held = false;
     i->pipeline_latency_s = i->pipeline_interval_s = 0.0;
     detach_pipeline(*i);  // batches in flight drain through it
@@ -164,18 +161,17 @@ void ControlPlane::head_admits(InstanceId hid) {
 // A partitioned replica lives and dies as a whole: when one part goes, the other parts go too.
 void ControlPlane::end_replica(Inst& inst) {
   std::vector<InstanceId> group;
-  const InstanceId hid = inst.part == 0 ? inst.id : inst.head;
+  const InstanceId hid = inst.replica->part == 0 ? inst.id : inst.replica->head;
   if (Inst* h = find(hid)) {
-    group = h->members;
+    if (h->replica) group = std::move(h->replica->members);
     group.push_back(hid);
-    h->members.clear();
+    if (h->replica) h->replica->members.clear();
   }
-  inst.part = -1;
+  inst.replica.reset();
   for (const InstanceId id : group) {
     Inst* g = find(id);
     if (g == nullptr || g == &inst) continue;
-    g->part = -1;
-    g->members.clear();
+    g->replica.reset();
     terminate(*g);
   }
 }

@@ -43,7 +43,7 @@ bool ControlPlane::routable(const Inst& inst) const {
   const bool live = inst.life.state() == InstanceState::kColdStarting ||
                     inst.life.state() == InstanceState::kIdle ||
                     inst.life.state() == InstanceState::kBusy;
-  return live && inst.part <= 0 && fleet_->host(inst.loc.host).available;
+  return live && inst.part() <= 0 && fleet_->host(inst.loc.host).available;
 }
 
 bool ControlPlane::serves(const Inst& inst, const Queue& q) const {

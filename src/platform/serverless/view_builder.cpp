@@ -15,9 +15,9 @@ policy::InstanceView instance_view(const Inst& i) {
   v.state_since = i.life.state_since();
   v.batches = i.batches;
   v.batch_latency_s = i.batch_latency_s;
-  v.partition = i.part;
-  v.partitions = i.parts;
-  v.partition_head = i.part > 0 ? i.head : (i.part == 0 ? i.id : 0);
+  v.partition = i.part();
+  v.partitions = i.replica ? i.replica->parts : 1;
+  v.partition_head = !i.replica ? 0 : (i.replica->part > 0 ? i.replica->head : i.id);
   return v;
 }
 
