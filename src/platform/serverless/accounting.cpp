@@ -44,17 +44,13 @@ void Accounting::batch_finished(const Inst& inst, const gpu::JobResult& result) 
 
 void Accounting::instance_ended(const Inst& inst, Time now) {
   instance_seconds_ += (now - inst.life.created()).to_seconds();
-  if (inst.config.cpu_threads > 0) {
-    ++op_instances_ended_;
-    op_thread_seconds_ += inst.config.cpu_threads * (now - inst.life.created()).to_seconds();
-    op_share_seconds_ += inst.config.gpu_share * (now - inst.life.created()).to_seconds();
-  }
+  operators_.instance_ended(inst, now);
 }
 
 void Accounting::tick(const policy::PlatformView& v) {
   fragmentation_sum_ += gpu_fragmentation(v).fraction();
   ++fragmentation_samples_;
-  sample_operator_fragments(v);
+  operators_.tick(v);
 }
 
 void Accounting::desired(const policy::Decisions& d, const Instances& instances) {
@@ -78,37 +74,6 @@ void Accounting::desired(const policy::Decisions& d, const Instances& instances)
   desired_ = std::max(n, 0.0);
 }
 
-void Accounting::sample_operator_fragments(const policy::PlatformView& v) {
-  // Over the available servers that hold an operator-profile instance: the share of their
-  // CPU threads and of their GPUs' SMs that no instance holds (INFless Fig. 17b).
-  std::vector<double> share_used;
-  std::vector<int> first_gpu(v.hosts.size() + 1, 0);
-  for (std::size_t h = 0; h < v.hosts.size(); ++h)
-    first_gpu[h + 1] = first_gpu[h] + static_cast<int>(v.hosts[h].gpus.size());
-  share_used.assign(static_cast<std::size_t>(first_gpu.back()), 0.0);
-  std::vector<bool> active(v.hosts.size(), false);
-  for (const auto& i : v.instances) {
-    if (i.config.cpu_threads <= 0 || i.location.host < 0 || i.location.gpu < 0) continue;
-    const auto h = static_cast<std::size_t>(i.location.host);
-    active[h] = true;
-    share_used[static_cast<std::size_t>(first_gpu[h] + i.location.gpu)] += i.config.gpu_share;
-  }
-  double cores = 0.0, cores_free = 0.0, gpus = 0.0, gpu_free = 0.0;
-  for (std::size_t h = 0; h < v.hosts.size(); ++h) {
-    if (!active[h] || !v.hosts[h].available) continue;
-    cores += v.hosts[h].cores;
-    cores_free += v.hosts[h].cores_free;
-    for (std::size_t g = 0; g < v.hosts[h].gpus.size(); ++g) {
-      gpus += 1.0;
-      gpu_free += std::max(0.0, 1.0 - share_used[static_cast<std::size_t>(first_gpu[h]) + g]);
-    }
-  }
-  if (cores <= 0.0 && gpus <= 0.0) return;
-  op_free_cpu_sum_ += cores > 0 ? cores_free / cores : 0.0;
-  op_free_gpu_sum_ += gpus > 0 ? gpu_free / gpus : 0.0;
-  ++op_samples_;
-}
-
 void Accounting::write_summary(json& out, Time end, const Hosts& hosts, const Instances& instances,
                                const std::vector<std::unique_ptr<Fn>>& functions,
                                const policy::PlatformView& end_view) const {
@@ -129,15 +94,6 @@ void Accounting::write_summary(json& out, Time end, const Hosts& hosts, const In
   double inst_s = instance_seconds_;
   for (const auto& [id, i] : instances)
     inst_s += (end - i->life.created()).to_seconds();
-  std::uint64_t op_instances = op_instances_ended_;
-  double op_threads = op_thread_seconds_;
-  double op_shares = op_share_seconds_;
-  for (const auto& [id, i] : instances) {
-    if (i->config.cpu_threads <= 0) continue;
-    ++op_instances;
-    op_threads += i->config.cpu_threads * (end - i->life.created()).to_seconds();
-    op_shares += i->config.gpu_share * (end - i->life.created()).to_seconds();
-  }
   out["memory_utilisation"] = {
       {"host", host_memory_capacity > 0 ? host_used / host_memory_capacity : 0.0},
       {"gpu", gpu_memory_capacity > 0 ? gpu_used / gpu_memory_capacity : 0.0}};
@@ -188,16 +144,7 @@ void Accounting::write_summary(json& out, Time end, const Hosts& hosts, const In
     }
     out["partitioned_replicas"] = {{"started", started}, {"by_parts", by_parts}};
   }
-  if (op_instances > 0) {
-    const auto per_sample = [&](double sum) {
-      return op_samples_ > 0 ? sum / static_cast<double>(op_samples_) : 0.0;
-    };
-    out["operator_instances"] = {{"instances", op_instances},
-                                 {"cpu_thread_seconds", op_threads},
-                                 {"gpu_share_seconds", op_shares},
-                                 {"free_cpu_fraction_mean", per_sample(op_free_cpu_sum_)},
-                                 {"free_gpu_fraction_mean", per_sample(op_free_gpu_sum_)}};
-  }
+  operators_.write_summary(out, end, instances);
 }
 
 }  // namespace sim::platform::serverless

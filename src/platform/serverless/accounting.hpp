@@ -1,8 +1,8 @@
 #pragma once
 /// Statistics of the control plane that follow instances and batches over the run: memory
-/// reserved over time, function billing, GPU fragmentation at the ticks, INFless's
-/// operator-profile resources, Flashpoint's partitioned replicas and desired replicas. The
-/// platform reports events to it (memory reserved or freed, a batch finished, an instance
+/// reserved over time, function billing, GPU fragmentation at the ticks, partitioned replicas
+/// started and desired instances, and (through OperatorStats) operator-profile resources. The
+/// control plane reports events to it (memory reserved or freed, a batch finished, an instance
 /// ended, a tick's view); it owns and writes its blocks of the summary.
 
 #include <cstdint>
@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model.hpp"
+#include "operator_stats.hpp"
 #include "sim/gpu_models/execution_unit.hpp"
 #include "sim/policy/decisions.hpp"
 #include "sim/policy/platform_view.hpp"
@@ -44,8 +45,6 @@ class Accounting {
                      const policy::PlatformView& end_view) const;
 
  private:
-  void sample_operator_fragments(const policy::PlatformView& v);
-
   std::optional<FunctionBilling> billing_;
   double desired_ = 0.0;           ///< after the last tick's autoscaler decision
   double instance_seconds_ = 0.0;  ///< of terminated instances
@@ -68,15 +67,7 @@ class Accounting {
   // Fragmentation sampled at every control tick.
   double fragmentation_sum_ = 0.0;
   std::uint64_t fragmentation_samples_ = 0;
-  // INFless operator-profile instances (cpu_threads > 0): resources held over time and the
-  // unallocated share of the servers that hold any (INFless Fig. 17b, Table 4). Reported only
-  // when such instances ran, so other scenarios' summaries are unchanged.
-  std::uint64_t op_instances_ended_ = 0;
-  double op_thread_seconds_ = 0.0;  ///< of terminated instances
-  double op_share_seconds_ = 0.0;
-  double op_free_cpu_sum_ = 0.0;
-  double op_free_gpu_sum_ = 0.0;
-  std::uint64_t op_samples_ = 0;
+  OperatorStats operators_;  ///< INFless
 };
 
 }  // namespace sim::platform::serverless
