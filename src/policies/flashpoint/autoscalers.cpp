@@ -106,8 +106,7 @@ Decisions ReplicaAutoscaler::decide(const PlatformView& view) {
   return d;
 }
 
-void ReplicaAutoscaler::scale_up(const FunctionView& f, int n, int ready, Decisions& d,
-                                 Time now) {
+void ReplicaAutoscaler::scale_up(const FunctionView& f, int n, int ready, Decisions& d, Time now) {
   scale_up_log_.push_back({now, n, ready, 1});
   StartInstance full{f.id, n, std::nullopt, std::nullopt};
   if (!mp_.enabled || f.layers.empty() || n < 2) {

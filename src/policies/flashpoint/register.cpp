@@ -22,10 +22,11 @@ void add_limits(config::Schema& s, const char* period, const std::string& period
   s.add("evaluation_period", ParamType::kDuration)
       .def(period)
       .at_least(1e-3)
-      .doc("how often the autoscaler decides (metrics are still sampled at every platform "
-           "tick; must be > 0; below the platform's control interval it decides at every "
-           "tick). Default: " +
-           period_source);
+      .doc(
+          "how often the autoscaler decides (metrics are still sampled at every platform "
+          "tick; must be > 0; below the platform's control interval it decides at every "
+          "tick). Default: " +
+          period_source);
   s.add("min_replicas", ParamType::kInteger).def(0).at_least(0).doc("per function");
   s.add("max_replicas", ParamType::kInteger).def(1600).at_least(0).doc("per function");
   s.add("scale_down_window", ParamType::kDuration)

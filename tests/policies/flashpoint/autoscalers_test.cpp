@@ -114,7 +114,7 @@ TEST(Scaling, StabilisationWindowDelaysScaleDown) {
   l.scale_down_window = seconds(60);
   InvocationsAutoscaler a(l, 600.0, 1);
   auto f = fn(0.066);
-  f.arrival_rate = {0.0, 40.0};  // 2400 per minute / 600 -> 4
+  f.arrival_rate = {0.0, 40.0};                          // 2400 per minute / 600 -> 4
   auto d = a.decide(view_with(f, 0, 2, 0, seconds(0)));  // desired 4
   EXPECT_EQ(d.start.at(0).count, 2);
   f.arrival_rate = {0.0, 0.0};
