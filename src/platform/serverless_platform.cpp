@@ -54,6 +54,8 @@ struct ServerlessPlatform::Fn {
   std::deque<Time> recent;  ///< arrival times within the longest rate window
   std::uint64_t arrivals = 0;
   std::uint64_t strict_arrivals = 0;
+  std::uint64_t dequeued = 0;      ///< requests taken into batches
+  double dequeued_wait_s = 0.0;    ///< their summed queue waits
   std::set<InstanceId> instances;  ///< live instances, by id
   std::map<std::uint32_t, Time> timeout_by_app;
   std::vector<policy::LayerView> layers;  ///< per-layer costs (models with a layer profile)
@@ -673,8 +675,12 @@ void ServerlessPlatform::pump(Queue& q) {
       order.push_back(k);
     }
     std::vector<Request> batch = q.requests.take(order);
-    for (const Request& r : batch)
-      --fns_[r.arrival.function]->queued;
+    for (const Request& r : batch) {
+      Fn& rf = *fns_[r.arrival.function];
+      --rf.queued;
+      ++rf.dequeued;
+      rf.dequeued_wait_s += (sim_.now() - r.arrival.time).to_seconds();
+    }
     run_batch(*inst, std::move(batch));
   }
 }
@@ -1714,6 +1720,8 @@ policy::PlatformView ServerlessPlatform::view() const {
     }
     fv.arrivals = f->arrivals;
     fv.strict_arrivals = f->strict_arrivals;
+    fv.dequeued = f->dequeued;
+    fv.dequeued_wait_s = f->dequeued_wait_s;
     fv.fbr = f->model != nullptr && f->model->gpu && f->model->gpu->fbr ? f->model->gpu->fbr->value
                                                                         : 0.0;
     if (f->model != nullptr && f->model->gpu) fv.rdf = f->model->gpu->rdf;
@@ -2067,6 +2075,9 @@ json ServerlessPlatform::summary_extra(Time end) const {
       started += n;
     }
     out["partitioned_replicas"] = {{"started", started}, {"by_parts", by_parts}};
+  }
+  if (auto stats = policies_.autoscaler->statistics(); !stats.is_null()) {
+    out["autoscaler"] = std::move(stats);  // e.g. Flashpoint Fig. 6.2 / 8.10 per scale-up
   }
   if (op_instances > 0) {
     const auto per_sample = [&](double sum) {
