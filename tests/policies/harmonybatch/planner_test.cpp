@@ -172,6 +172,18 @@ TEST(HarmonyBatchPlanner, HugeSloPlansWithinTheModelsBatches) {
   }
 }
 
+// An SLO no function meets is named as given, not rounded to "0.000000".
+TEST(HarmonyBatchPlanner, UnmeetableSloIsNamedInTheError) {
+  const std::vector<Application> apps{{"app1", 1e-300, 5.0}};
+  try {
+    plan_harmonybatch(model("vgg19"), apps, PlannerOptions{});
+    FAIL() << "an SLO of 1e-300 s was planned";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("SLO 1e-300 s, rate 5 req/s"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(HarmonyBatchPlanner, EveryPlanMeetsConstraints8To10) {
   const auto m = model("vgg19");
   std::vector<Application> apps;
