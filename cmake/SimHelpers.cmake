@@ -31,10 +31,13 @@ function(sim_add_library name)
   sim_set_sanitizers(${name})
 endfunction()
 
-# sim_add_test(NAME SOURCES ... DEPS ... LABELS ...): a GoogleTest executable whose cases are
-# registered with ctest one by one and carry the given labels (unit, golden, slow, ...).
+# sim_add_test(NAME SOURCES ... DEPS ... LABELS ... [SLOW Suite.Case ...]): a GoogleTest
+# executable whose cases are registered with ctest one by one and carry the given labels (unit,
+# golden, ...). The cases named in SLOW also carry the label `slow`: they run in the ci preset
+# and are left out under the sanitizers, where they take tens of seconds each (CI's asan-ubsan
+# job runs -LE "golden|slow").
 function(sim_add_test name)
-  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;LABELS" ${ARGN})
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;LABELS;SLOW" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gtest_main GTest::gmock)
   target_compile_definitions(${name} PRIVATE SIM_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
@@ -47,6 +50,14 @@ function(sim_add_test name)
   endif()
   gtest_discover_tests(${name} WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}
                        PROPERTIES LABELS "${ARG_LABELS}" DISCOVERY_TIMEOUT 60)
+  if(ARG_SLOW)
+    # Discovered tests get their properties in a ctest script included after the discovery's
+    # (a list-valued LABELS does not survive gtest_discover_tests' PROPERTIES).
+    set(slow_script ${CMAKE_CURRENT_BINARY_DIR}/${name}_slow_labels.cmake)
+    file(WRITE ${slow_script}
+         "set_tests_properties(${ARG_SLOW} PROPERTIES LABELS \"${ARG_LABELS};slow\")\n")
+    set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${slow_script})
+  endif()
 endfunction()
 
 # sim_add_benchmark(NAME SOURCES ... DEPS ...): a Google Benchmark program (never part of ctest).

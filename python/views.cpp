@@ -88,6 +88,8 @@ void bind_platform_view(py::module_& m) {
       .def_readonly("batch_latency_s", &FunctionView::batch_latency_s)
       .def_readonly("queue_length", &FunctionView::queue_length)
       .def_readonly("oldest_wait", &FunctionView::oldest_wait)
+      .def_readonly("dequeued", &FunctionView::dequeued)
+      .def_readonly("dequeued_wait_s", &FunctionView::dequeued_wait_s)
       .def_readonly("arrival_rate", &FunctionView::arrival_rate)
       .def_readonly("arrivals", &FunctionView::arrivals)
       .def_readonly("strict_arrivals", &FunctionView::strict_arrivals)

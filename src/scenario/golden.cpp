@@ -68,8 +68,9 @@ GoldenFile load_golden(const fs::path& file) {
                                                  "metrics"};
   for (const auto& [key, value] : doc.items()) {
     if (std::find(known.begin(), known.end(), key) == known.end()) {
-      diag.error("/" + pointer_escape(key), "unknown key", [&] {
-        const auto near = config::nearest(key, known);
+      // Init-capture: clang before 16 cannot capture a structured binding.
+      diag.error("/" + pointer_escape(key), "unknown key", [&, &name = key] {
+        const auto near = config::nearest(name, known);
         return near.empty() ? std::string{} : "did you mean \"" + near + "\"?";
       }());
     }
@@ -125,8 +126,8 @@ GoldenFile load_golden(const fs::path& file) {
           }
           (key == "abs" ? m.abs_tolerance : m.rel_tolerance) = value.get<double>();
         } else {
-          diag.error(where + "/" + pointer_escape(key), "unknown key", [&] {
-            const auto near = config::nearest(key, {"expected", "abs", "rel"});
+          diag.error(where + "/" + pointer_escape(key), "unknown key", [&, &name = key] {
+            const auto near = config::nearest(name, {"expected", "abs", "rel"});
             return near.empty() ? std::string{} : "did you mean \"" + near + "\"?";
           }());
         }

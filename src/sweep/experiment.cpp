@@ -6,7 +6,7 @@
 #include <set>
 
 #include "sim/config/diagnostics.hpp"
-#include "sim/scenario/scenario_loader.hpp"
+#include "sim/config/json_text.hpp"
 
 namespace sim::sweep {
 
@@ -188,8 +188,8 @@ std::vector<Filter> parse_filters(const json& v, const std::string& where,
     }
     Filter f;
     for (const auto& [name, labels] : v[i].items()) {
-      const auto axis =
-          std::find_if(axes.begin(), axes.end(), [&](const Axis& a) { return a.name == name; });
+      const auto axis = std::find_if(axes.begin(), axes.end(),
+                                     [&n = name](const Axis& a) { return a.name == n; });
       if (axis == axes.end()) {
         const std::string near = config::nearest(name, axis_names);
         d.error(at + "/" + name, fmt::format("no axis is named \"{}\"", name),
@@ -398,7 +398,7 @@ Experiment parse_experiment(const json& doc, const fs::path& file) {
 }
 
 Experiment load_experiment(const fs::path& file) {
-  return parse_experiment(scenario::read_json_file(file), file);
+  return parse_experiment(config::read_json_document(file.string()), file);  // 64 MiB at most
 }
 
 }  // namespace sim::sweep

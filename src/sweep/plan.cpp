@@ -13,8 +13,8 @@ namespace {
 bool matches(const Filter& f, const std::vector<Axis>& axes,
              const std::vector<std::size_t>& choice) {
   for (const auto& [axis_name, labels] : f.labels) {
-    const auto axis =
-        std::find_if(axes.begin(), axes.end(), [&](const Axis& a) { return a.name == axis_name; });
+    const auto axis = std::find_if(axes.begin(), axes.end(),
+                                   [&n = axis_name](const Axis& a) { return a.name == n; });
     if (axis == axes.end()) return false;
     const auto i = static_cast<std::size_t>(axis - axes.begin());
     const std::string& label = axis->variants[choice[i]].label;

@@ -2,6 +2,8 @@
 /// Autoscaling: at every control tick, how many instances of which configuration to start or
 /// stop.
 
+#include <nlohmann/json.hpp>
+
 #include "sim/policy/decisions.hpp"
 #include "sim/policy/policy.hpp"
 
@@ -10,6 +12,9 @@ namespace sim::policy {
 class Autoscaler : public Policy {
  public:
   virtual Decisions decide(const PlatformView& view) = 0;
+  /// What the autoscaler observed of its own decisions over the run, for the summary (under
+  /// `autoscaler`); null: nothing to report.
+  [[nodiscard]] virtual nlohmann::json statistics() const { return nullptr; }
 };
 
 }  // namespace sim::policy

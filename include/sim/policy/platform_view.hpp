@@ -100,6 +100,11 @@ struct FunctionView {
   double batch_latency_s = 0.0;
   std::size_t queue_length = 0;
   Time oldest_wait;  ///< now - arrival of the oldest queued request (0 when empty)
+  /// Requests taken from the queue into a batch since time zero, and the sum of their queue
+  /// waits (dispatch - arrival, s): per-dequeued-request queue time, as TorchServe's QueueTime
+  /// metric records it (Flashpoint TSK).
+  std::uint64_t dequeued = 0;
+  double dequeued_wait_s = 0.0;
   /// Arrivals per second over each window of PlatformView::rate_windows (same order).
   std::vector<double> arrival_rate;
   std::uint64_t arrivals = 0;         ///< since time zero

@@ -233,6 +233,9 @@ json ControlPlane::summary_extra(Time end) const {
   fleet_->write_summary(out, end);
   cold_->write_summary(out);
   accounting_.write_summary(out, end, fleet_->hosts(), instances_, fns_, view());
+  if (auto stats = policies_.autoscaler->statistics(); !stats.is_null()) {
+    out["autoscaler"] = std::move(stats);  // e.g. Flashpoint Fig. 6.2 / 8.10 per scale-up
+  }
   return out;
 }
 

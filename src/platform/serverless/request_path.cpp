@@ -201,8 +201,12 @@ void ControlPlane::pump(Queue& q) {
       order.push_back(k);
     }
     std::vector<Request> batch = q.requests.take(order);
-    for (const Request& r : batch)
-      --fns_[r.arrival.function]->queued;
+    for (const Request& r : batch) {
+      Fn& rf = *fns_[r.arrival.function];
+      --rf.queued;
+      ++rf.dequeued;
+      rf.dequeued_wait_s += (sim_.now() - r.arrival.time).to_seconds();
+    }
     run_batch(*inst, std::move(batch));
   }
 }

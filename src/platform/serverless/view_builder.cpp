@@ -109,6 +109,8 @@ policy::PlatformView build_view(const ViewInputs& in) {
       fv.arrival_rate.push_back(static_cast<double>(f->recent.end() - first) / w.to_seconds());
     }
     fv.strict_arrivals = f->strict_arrivals;
+    fv.dequeued = f->dequeued;
+    fv.dequeued_wait_s = f->dequeued_wait_s;
     fv.fbr = f->model != nullptr && f->model->gpu && f->model->gpu->fbr ? f->model->gpu->fbr->value
                                                                         : 0.0;
     if (f->model != nullptr && f->model->gpu) fv.rdf = f->model->gpu->rdf;

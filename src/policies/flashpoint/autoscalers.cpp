@@ -21,12 +21,29 @@ ReplicaCounts count_replicas(const PlatformView& view, std::uint32_t function) {
   return c;
 }
 
+bool ReplicaAutoscaler::evaluation_due(Time now) {
+  if (limits_.evaluation_period <= Time::zero()) return true;
+  // On the grid t0, t0 + period, ... of the first call: a tick at or past the next point
+  // evaluates (ticks need not fall on the grid), the grid itself does not drift.
+  if (next_evaluation_ && now < *next_evaluation_) return false;
+  if (!next_evaluation_) next_evaluation_ = now;
+  while (*next_evaluation_ <= now)
+    *next_evaluation_ += limits_.evaluation_period;
+  return true;
+}
+
 Decisions ReplicaAutoscaler::decide(const PlatformView& view) {
   Decisions d;
-  d.compute_time = limits_.decision_time;
+  const bool evaluate = evaluation_due(view.now);
+  if (evaluate) {
+    ++evaluations_;
+    d.compute_time = limits_.decision_time;
+  }
   for (const auto& f : view.functions) {
     if (!f.gpu) continue;
+    // Sampled at every tick (windowed metrics), acted on only at evaluations.
     int want = desired(f, view);
+    if (!evaluate) continue;
     want = std::clamp(want, limits_.min_replicas, limits_.max_replicas);
     if (f.queue_length > 0) want = std::max(want, std::min(1, limits_.max_replicas));
     // Stabilisation: scale down only to the largest count desired within the window.
@@ -58,7 +75,7 @@ Decisions ReplicaAutoscaler::decide(const PlatformView& view) {
       if (applied > c.live) events.emplace_back(view.now, applied - c.live);
     }
     if (applied > c.live) {
-      scale_up(f, applied - c.live, c.ready, d);
+      scale_up(f, applied - c.live, c.ready, d, view.now);
       continue;
     }
     int surplus = c.live - applied;
@@ -89,7 +106,8 @@ Decisions ReplicaAutoscaler::decide(const PlatformView& view) {
   return d;
 }
 
-void ReplicaAutoscaler::scale_up(const FunctionView& f, int n, int ready, Decisions& d) {
+void ReplicaAutoscaler::scale_up(const FunctionView& f, int n, int ready, Decisions& d, Time now) {
+  scale_up_log_.push_back({now, n, ready, 1});
   StartInstance full{f.id, n, std::nullopt, std::nullopt};
   if (!mp_.enabled || f.layers.empty() || n < 2) {
     d.start.push_back(full);
@@ -120,19 +138,40 @@ void ReplicaAutoscaler::scale_up(const FunctionView& f, int n, int ready, Decisi
     d.start.push_back(full);
     return;
   }
+  scale_up_log_.back().parts = p;
   StartInstance part{f.id, n / p, std::nullopt, std::nullopt};
   part.partition = PartitionSpec{plan.cut_after, mp_.complete};
   d.start.push_back(part);
   if (n % p > 0) d.start.push_back({f.id, n % p, std::nullopt, std::nullopt});
 }
 
-// Kubernetes HPA: desired = ceil(current * metric / target), unchanged within 10% of target.
+// Kubernetes HPA: desired = ceil(current * metric / target), unchanged within 10% of target;
+// pods without a metric (cold-starting) count as 0 on scale-up and as the target on
+// scale-down, so that unready replicas neither multiply the count nor are removed by it.
 int QueueLatencyAutoscaler::desired(const FunctionView& f, const PlatformView& view) {
   const ReplicaCounts c = count_replicas(view, f.id);
-  const double latency = f.oldest_wait.to_seconds();
+  // TorchServe's QueueTime is recorded per dequeued request: the cumulative counters sampled
+  // at every tick, the oldest sample kept is the last one at or before now - window.
+  auto& s = samples_[f.id];
+  s.push_back({view.now, f.dequeued, f.dequeued_wait_s});
+  while (s.size() > 1 && s[1].at <= view.now - window_)
+    s.pop_front();
+  const auto dequeued = s.back().dequeued - s.front().dequeued;
+  double latency = 0.0;
+  if (dequeued > 0) {
+    latency = (s.back().wait_s - s.front().wait_s) / static_cast<double>(dequeued);
+  } else if (f.queue_length > 0) {
+    return c.live;  // requests wait, none was dequeued: no metric yet
+  }
   const double ratio = latency / target_s_;
   if (std::abs(ratio - 1.0) <= 0.1) return c.live;
-  return static_cast<int>(std::ceil(static_cast<double>(std::max(c.live, 1)) * ratio - 1e-9));
+  const int unready = std::max(c.live - c.ready, 0);
+  if (ratio > 1.0) {
+    const double up = static_cast<double>(std::max(c.ready, 1)) * ratio;
+    return std::max(c.live, static_cast<int>(std::ceil(up - 1e-9)));
+  }
+  const double down = static_cast<double>(c.ready) * ratio + static_cast<double>(unready);
+  return static_cast<int>(std::ceil(down - 1e-9));
 }
 
 int ArrivalPercentileAutoscaler::desired(const FunctionView& f, const PlatformView& view) {
@@ -188,6 +227,52 @@ int InvocationsAutoscaler::desired(const FunctionView& f, const PlatformView& /*
   const double target =
       target_ > 0 ? target_ : (per_request_s > 0 ? 0.5 * 60.0 / per_request_s : 1.0);
   return static_cast<int>(std::ceil(rate * 60.0 / target - 1e-9));
+}
+
+nlohmann::json scale_up_statistics(const std::vector<ScaleUpRecord>& records,
+                                   std::uint64_t evaluations) {
+  if (evaluations == 0) return nullptr;
+  // Thesis Fig. 6.2: added / running per scale-up; from zero running it is unbounded, so those
+  // are counted apart and the deciles are over the finite ratios (nearest rank).
+  std::vector<double> ratios;
+  std::uint64_t from_zero = 0;
+  std::uint64_t above_one = 0;
+  std::uint64_t added = 0;
+  std::map<int, std::uint64_t> by_parts;
+  for (const auto& r : records) {
+    added += static_cast<std::uint64_t>(r.added);
+    ++by_parts[r.parts];
+    if (r.running <= 0) {
+      ++from_zero;
+      ++above_one;
+      continue;
+    }
+    const double ratio = static_cast<double>(r.added) / static_cast<double>(r.running);
+    if (ratio > 1.0) ++above_one;
+    ratios.push_back(ratio);
+  }
+  std::sort(ratios.begin(), ratios.end());
+  nlohmann::json deciles = nlohmann::json::array();
+  if (!ratios.empty()) {
+    for (int k = 0; k <= 10; ++k) {
+      const auto rank = static_cast<std::size_t>(
+          std::max(0.0, std::ceil(k / 10.0 * static_cast<double>(ratios.size())) - 1.0));
+      deciles.push_back(ratios[std::min(rank, ratios.size() - 1)]);
+    }
+  }
+  nlohmann::json parts = nlohmann::json::object();
+  for (const auto& [p, n] : by_parts)
+    parts[std::to_string(p)] = n;
+  const auto n = static_cast<double>(records.size());
+  return {{"evaluations", evaluations},
+          {"scale_ups", records.size()},
+          {"instances_started", added},
+          {"starts_per_scale_up", records.empty() ? 0.0 : static_cast<double>(added) / n},
+          {"new_per_running",
+           {{"deciles", deciles},
+            {"from_zero", from_zero},
+            {"fraction_above_1", records.empty() ? 0.0 : static_cast<double>(above_one) / n}}},
+          {"scale_ups_by_parts", parts}};
 }
 
 std::string threshold_name(const std::string& type) {

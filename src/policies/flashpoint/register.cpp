@@ -2,6 +2,8 @@
 
 #include "sim/policy/flashpoint/register.hpp"
 
+#include <string>
+
 #include "sim/config/schema.hpp"
 #include "sim/policy/flashpoint/autoscalers.hpp"
 #include "sim/policy/flashpoint/locality.hpp"
@@ -14,8 +16,17 @@ using nlohmann::json;
 
 namespace {
 
-/// Parameters every Flashpoint autoscaler shares.
-void add_limits(config::Schema& s) {
+/// Parameters every Flashpoint autoscaler shares. `period` / `period_source`: the evaluation
+/// period of the deployed system the autoscaler stands for, and where that value comes from.
+void add_limits(config::Schema& s, const char* period, const std::string& period_source) {
+  s.add("evaluation_period", ParamType::kDuration)
+      .def(period)
+      .at_least(1e-3)
+      .doc(
+          "how often the autoscaler decides (metrics are still sampled at every platform "
+          "tick; must be > 0; below the platform's control interval it decides at every "
+          "tick). Default: " +
+          period_source);
   s.add("min_replicas", ParamType::kInteger).def(0).at_least(0).doc("per function");
   s.add("max_replicas", ParamType::kInteger).def(1600).at_least(0).doc("per function");
   s.add("scale_down_window", ParamType::kDuration)
@@ -75,6 +86,7 @@ ScalingLimits limits(const json& p) {
   l.min_replicas = p.at("min_replicas").get<int>();
   l.max_replicas = p.at("max_replicas").get<int>();
   l.scale_down_window = config::get_duration(p, "scale_down_window");
+  l.evaluation_period = config::get_duration(p, "evaluation_period");
   l.decision_time = config::get_duration(p, "decision_time");
   l.scale_up_period = config::get_duration(p, "scale_up_period");
   l.scale_up_percent = p.at("scale_up_percent").get<double>();
@@ -84,17 +96,29 @@ ScalingLimits limits(const json& p) {
 
 PolicyKind tsk() {
   const char* doc =
-      "TSK (TorchServe on Kubernetes, Flashpoint thesis §3.1): HPA on queue latency, desired = "
-      "ceil(replicas * head-of-line wait / target), unchanged within 10% of the target.";
+      "TSK (TorchServe on Kubernetes, Flashpoint thesis §3.1): HPA on queue latency (the mean "
+      "queue wait of the requests dequeued within `window`), desired = ceil(ready replicas * "
+      "latency / target), cold-starting ones counted as HPA counts pods without a metric, "
+      "unchanged within 10% of the target.";
   auto s = policy_schema(kAutoscaler, "tsk", doc);
   s->add("target_queue_latency_s", ParamType::kNumber)
       .def(7.0)
       .at_least(1e-3)
       .doc("queue latency target in seconds (thesis default 7 s); the resource threshold");
-  add_limits(*s);
+  s->add("window", ParamType::kDuration)
+      .def("15s")
+      .at_least(1e-3)
+      .doc(
+          "TorchServe's QueueTime is per dequeued request: the metric is the mean over the "
+          "requests dequeued within this window (assumption: one HPA sync period, so each "
+          "evaluation sees the requests dequeued since the previous one)");
+  add_limits(*s, "15s",
+             "15s, Kubernetes HPA's --horizontal-pod-autoscaler-sync-period default (TSK runs "
+             "on Kubernetes HPA)");
   return {kAutoscaler, "tsk", doc, s, [](const json& p, PolicyContext) -> std::unique_ptr<Policy> {
             return std::make_unique<QueueLatencyAutoscaler>(
-                limits(p), p.at("target_queue_latency_s").get<double>(), partitioning(p));
+                limits(p), p.at("target_queue_latency_s").get<double>(),
+                config::get_duration(p, "window"), partitioning(p));
           }};
 }
 
@@ -110,7 +134,9 @@ PolicyKind atl() {
       .doc("divides the concurrency the percentile rate needs; the resource threshold");
   s->add("window", ParamType::kDuration).def("60s").at_least(1e-3).doc("rate history kept");
   s->add("percentile", ParamType::kNumber).def(99.0).at_least(1.0).at_most(100.0).doc("of rates");
-  add_limits(*s);
+  add_limits(*s, "1s",
+             "1s, every platform tick (the thesis gives no period for Atoll's autoscaler, "
+             "§3.1, §8.1.2; its rate is the p99 of per-second rates over `window`)");
   return {kAutoscaler, "atl", doc, s, [](const json& p, PolicyContext) -> std::unique_ptr<Policy> {
             return std::make_unique<ArrivalPercentileAutoscaler>(
                 limits(p), p.at("target_utilisation").get<double>(),
@@ -132,8 +158,12 @@ PolicyKind owk() {
   s->add("window", ParamType::kDuration)
       .def("15s")
       .at_least(1e-3)
-      .doc("busy fractions sampled at every tick are averaged over this window");
-  add_limits(*s);
+      .doc(
+          "busy fractions sampled at every tick are averaged over this window (metrics-server's "
+          "--metric-resolution default 15s)");
+  add_limits(*s, "15s",
+             "15s, Kubernetes HPA's --horizontal-pod-autoscaler-sync-period default (OWK scales "
+             "with the Kubernetes HPA, thesis §3.1)");
   return {kAutoscaler, "owk", doc, s, [](const json& p, PolicyContext) -> std::unique_ptr<Policy> {
             return std::make_unique<UtilisationAutoscaler>(
                 limits(p), p.at("target_utilisation").get<double>(),
@@ -157,7 +187,9 @@ PolicyKind sm() {
       .at_least(0)
       .at_most(16)
       .doc("which of the platform's rate_windows gives the invocation rate (1: 60 s by default)");
-  add_limits(*s);
+  add_limits(*s, "60s",
+             "60s, SageMaker target tracking acts on CloudWatch's 1-minute InvocationsPerInstance "
+             "metric (its alarms' period; the consecutive-datapoint rule is not modelled)");
   return {kAutoscaler, "sm", doc, s, [](const json& p, PolicyContext) -> std::unique_ptr<Policy> {
             return std::make_unique<InvocationsAutoscaler>(
                 limits(p), p.at("target_invocations").get<double>(), p.at("window").get<int>(),

@@ -35,8 +35,7 @@ std::vector<double> core_grid(const PlannerOptions& o) {
 
 // The batch that actually forms on average: min(b, floor(r T) + 1) (HB0's b_avg).
 int average_batch(int b, double rate, double timeout_s) {
-  if (b == 1) return 1;
-  return std::min(b, static_cast<int>(std::floor(rate * std::max(timeout_s, 0.0))) + 1);
+  return formed_batch(b, rate * std::max(timeout_s, 0.0));
 }
 
 // BATCH for one application: exhaustive (c, b) search, deterministic latency L_max := L_avg.
@@ -139,7 +138,7 @@ class MbsGroupSearch {
         t[i] = (s_min_ - lat_max) + (slos_[i] - s_min_);
       T = equivalent_timeout_s(t, rates_);
     }
-    const int b_avg = b == 1 ? 1 : std::min(b, static_cast<int>(std::floor(total_ * T)) + 1);
+    const int b_avg = formed_batch(b, total_ * T);
     FunctionConfig f;
     f.type = type;
     f.cores = cores;

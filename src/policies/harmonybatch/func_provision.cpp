@@ -152,7 +152,9 @@ std::optional<FunctionConfig> provision_gpu(const PlannerModel& m,
       for (double s : col.slos)
         t.push_back(s - lat);  // t_w = s_w - L_max
       const double T = b == 1 ? 0.0 : equivalent_timeout_s(t, col.rates);
-      const auto k = static_cast<int>(std::floor(col.total * T + 1.0));  // constraint (9)
+      // Constraint (9): k = floor(R T + 1), compared with b only, so capped at b + 1 before the
+      // int conversion (an SLO of 1e20 s makes R T overflow an int).
+      const auto k = static_cast<int>(std::min(std::floor(col.total * T + 1.0), b + 1.0));
       bool accept = false;
       if (k == b) {
         accept = true;

@@ -6,6 +6,8 @@
 #include <map>
 #include <stdexcept>
 
+#include <fmt/format.h>
+
 #include "sim/policy/harmonybatch/func_provision.hpp"
 
 namespace sim::policy::harmonybatch {
@@ -20,8 +22,8 @@ std::vector<Application> sorted_by_slo(std::span<const Application> apps) {
 }
 
 std::string describe(const Application& a) {
-  return "application \"" + a.name + "\" (SLO " + std::to_string(a.slo_s) + " s, rate " +
-         std::to_string(a.rate) + " req/s)";
+  // %g: an SLO of 1e-300 s must not print as 0.000000.
+  return fmt::format("application \"{}\" (SLO {:g} s, rate {:g} req/s)", a.name, a.slo_s, a.rate);
 }
 
 class Merger {
@@ -88,8 +90,8 @@ double knee_rate(const PlannerModel& m, double slo_s, const PlannerOptions& o) {
     const Application probe{"knee", slo_s, mid};
     const auto f = provision(m, std::span<const Application>(&probe, 1), o);
     if (!f) {
-      throw std::invalid_argument("HarmonyBatch knee point: no function meets an SLO of " +
-                                  std::to_string(slo_s) + " s");
+      throw std::invalid_argument(
+          fmt::format("HarmonyBatch knee point: no function meets an SLO of {:g} s", slo_s));
     }
     if (f->type == FunctionType::kGpu) {
       hi = mid;

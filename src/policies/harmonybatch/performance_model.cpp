@@ -77,6 +77,12 @@ double gpu_max_latency_s(const PlannerModel& m, int gpu_gb, int batch, double ov
          gpu_cpu_part_s(m, gpu_gb, l0);
 }
 
+int formed_batch(int b, double arrivals) {
+  if (b <= 1) return b;
+  const double formed = std::floor(arrivals) + 1.0;
+  return formed < static_cast<double>(b) ? static_cast<int>(formed) : b;  // NaN -> b
+}
+
 double equivalent_timeout_s(std::span<const double> t, std::span<const double> r) {
   if (t.size() != r.size() || t.empty()) {
     throw std::invalid_argument("equivalent_timeout_s: need as many timeouts as rates (>= 1)");

@@ -3,7 +3,12 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
+#include "sim/config/schema.hpp"
 #include "sim/policy/flashpoint/autoscalers.hpp"
+#include "sim/policy/flashpoint/register.hpp"
+#include "sim/policy/policy_registry.hpp"
 
 namespace sim::policy::flashpoint {
 namespace {
@@ -45,82 +50,193 @@ ScalingLimits no_window() {
   return l;
 }
 
-TEST(Tsk, HpaRuleOnQueueLatency) {
-  QueueLatencyAutoscaler a(no_window(), 7.0);
-  auto f = fn(0.066);
-  // 4 replicas, head-of-line wait 21 s: ceil(4 * 21 / 7) = 12.
-  f.oldest_wait = seconds(21);
-  f.queue_length = 300;
-  EXPECT_EQ(a.desired(f, view_with(f, 0, 4, 0, seconds(10))), 12);
-  // Within 10% of the target (7.5 s: ratio 1.07): unchanged.
-  f.oldest_wait = ms(7500);
-  EXPECT_EQ(a.desired(f, view_with(f, 0, 4, 0, seconds(10))), 4);
-  // An empty queue asks for none (the stabilisation window keeps them).
-  f.oldest_wait = Time::zero();
-  f.queue_length = 0;
-  EXPECT_EQ(a.desired(f, view_with(f, 4, 0, 0, seconds(10))), 0);
+// TSK's metric is TorchServe's QueueTime, per dequeued request: the mean wait of the requests
+// dequeued within the window, from the platform's cumulative counters.
+FunctionView dequeued(FunctionView f, std::uint64_t n, double wait_s, std::size_t queue) {
+  f.dequeued = n;
+  f.dequeued_wait_s = wait_s;
+  f.queue_length = queue;
+  return f;
+}
+
+TEST(Tsk, HpaRuleOnTheQueueTimeOfDequeuedRequests) {
+  QueueLatencyAutoscaler a(no_window(), 7.0, seconds(15));
+  const auto f = fn(0.066);
+  // t = 0: requests wait, none dequeued yet: no metric, the 4 live replicas are kept.
+  EXPECT_EQ(a.desired(dequeued(f, 0, 0, 300), view_with(f, 0, 4, 0, seconds(0))), 4);
+  // t = 10: 100 dequeued after 2100 s of waits in all: mean 21 s, ratio 3 -> ceil(4 * 3) = 12.
+  EXPECT_EQ(a.desired(dequeued(f, 100, 2100, 300), view_with(f, 0, 4, 0, seconds(10))), 12);
+  // t = 25: 100 more waited 7.5 s each. The window (10, 25] holds only those (all 200 would
+  // give 2850 / 200 = 14.25 s -> 9): 750 / 100 = 7.5 s, within 10% of 7 s: unchanged.
+  EXPECT_EQ(a.desired(dequeued(f, 200, 2850, 300), view_with(f, 0, 4, 0, seconds(25))), 4);
+  // t = 40: nothing dequeued in (25, 40] and the queue is empty: latency 0 -> no replica
+  // wanted (the stabilisation window keeps them).
+  EXPECT_EQ(a.desired(dequeued(f, 200, 2850, 0), view_with(f, 4, 0, 0, seconds(40))), 0);
+}
+
+// HPA counts pods without a metric (still cold-starting) as 0 on scale-up and at the target
+// on scale-down, so a cold start in progress is not multiplied again.
+TEST(Tsk, ColdStartingReplicasCountAsHpaCountsPodsWithoutMetrics) {
+  const auto f = fn(0.066);
+  const auto desired_at = [&](double mean_wait_s, int idle, int busy, int cold) {
+    QueueLatencyAutoscaler a(no_window(), 7.0, seconds(15));
+    (void)a.desired(dequeued(f, 0, 0, 10), view_with(f, idle, busy, cold, seconds(0)));
+    return a.desired(dequeued(f, 10, 10 * mean_wait_s, 10),
+                     view_with(f, idle, busy, cold, seconds(5)));
+  };
+  // 2 busy + 1 cold, 14 s: max(3, ceil(2 * 2)) = 4 (counting the cold one: ceil(3 * 2) = 6).
+  EXPECT_EQ(desired_at(14.0, 0, 2, 1), 4);
+  // 2 busy + 6 cold, 14 s: ceil(2 * 2) = 4 < 8 live: the cold starts already cover it.
+  EXPECT_EQ(desired_at(14.0, 0, 2, 6), 8);
+  // Scale-down, 4 ready + 2 cold at 1.4 s (ratio 0.2): ceil(4 * 0.2 + 2) = ceil(2.8) = 3.
+  EXPECT_EQ(desired_at(1.4, 4, 0, 2), 3);
 }
 
 TEST(Tsk, DecideStartsTheMissingAndStopsIdleFirst) {
-  QueueLatencyAutoscaler a(no_window(), 7.0);
-  auto f = fn(0.066);
-  f.oldest_wait = seconds(14);
-  f.queue_length = 10;
-  // 2 busy + 1 cold-starting = 3 live: ceil(3 * 14 / 7) = 6 -> start 3.
-  auto d = a.decide(view_with(f, 0, 2, 1, seconds(1)));
+  QueueLatencyAutoscaler a(no_window(), 7.0, seconds(15));
+  const auto f = fn(0.066);
+  (void)a.decide(view_with(dequeued(f, 0, 0, 10), 0, 3, 0, seconds(0)));
+  // 3 busy, 10 dequeued at 14 s each: ceil(3 * 14 / 7) = 6 -> start 3.
+  auto d = a.decide(view_with(dequeued(f, 10, 140, 10), 0, 3, 0, seconds(1)));
   ASSERT_EQ(d.start.size(), 1u);
   EXPECT_EQ(d.start[0].count, 3);
-  // Queue empty: desired 0, min 0 -> stop all 3 idle + 1 cold (ids 1..3 idle, 4 cold).
-  f.oldest_wait = Time::zero();
-  f.queue_length = 0;
-  d = a.decide(view_with(f, 3, 0, 1, seconds(2)));
-  ASSERT_EQ(d.stop.size(), 4u);
+  // t = 17: nothing dequeued in the window (2, 17] and the queue is empty: latency 0. The
+  // cold-starting replica (id 4) counts at the target: ceil(3 x 0 + 1) = 1, so the 3 idle ones
+  // (ids 1..3) are stopped, newest first.
+  d = a.decide(view_with(dequeued(f, 10, 140, 0), 3, 0, 1, seconds(17)));
+  ASSERT_EQ(d.stop.size(), 3u);
   EXPECT_EQ(d.stop[0].id, 3u);  // idle, newest first
-  EXPECT_EQ(d.stop[3].id, 4u);  // then the cold-starting one
+  EXPECT_EQ(d.stop[2].id, 1u);
 }
 
 TEST(Scaling, StabilisationWindowDelaysScaleDown) {
   ScalingLimits l;
   l.scale_down_window = seconds(60);
-  QueueLatencyAutoscaler a(l, 7.0);
+  InvocationsAutoscaler a(l, 600.0, 1);
   auto f = fn(0.066);
-  f.oldest_wait = seconds(14);
-  f.queue_length = 5;
+  f.arrival_rate = {0.0, 40.0};                          // 2400 per minute / 600 -> 4
   auto d = a.decide(view_with(f, 0, 2, 0, seconds(0)));  // desired 4
   EXPECT_EQ(d.start.at(0).count, 2);
-  f.oldest_wait = Time::zero();
-  f.queue_length = 0;
+  f.arrival_rate = {0.0, 0.0};
   d = a.decide(view_with(f, 4, 0, 0, seconds(30)));  // 4 still within the window
   EXPECT_TRUE(d.stop.empty());
   d = a.decide(view_with(f, 4, 0, 0, seconds(61)));  // the 4 left the window
   EXPECT_EQ(d.stop.size(), 4u);
 }
 
-// Kubernetes HPA scale-up policies (15 s, 100%, 4 pods): the queue latency asks for 10x the
-// live count every second, but within a period the count grows to at most
-// max(2 x base, base + 4), base being the count at the period's start.
+// Kubernetes HPA scale-up policies (15 s, 100%, 4 pods): the metric asks for 10x the live
+// count every second, but within a period the count grows to at most max(2 x base, base + 4),
+// base being the count at the period's start.
 TEST(Scaling, HpaScaleUpPoliciesCapGrowthPerPeriod) {
   ScalingLimits l = no_window();
   l.scale_up_period = seconds(15);
-  QueueLatencyAutoscaler a(l, 7.0);
+  InvocationsAutoscaler a(l, 60.0, 1);  // 1 request per second per replica
   auto f = fn(0.066);
-  f.oldest_wait = seconds(70);  // ratio 10
-  f.queue_length = 100;
-  // t = 0: 3 live (base 3): ceil(3 * 10) = 30 wanted, capped at max(6, 7) = 7: start 4.
+  f.arrival_rate = {0.0, 30.0};  // 30 wanted
+  // t = 0: 3 live (base 3): 30 wanted, capped at max(6, 7) = 7: start 4.
   auto d = a.decide(view_with(f, 0, 3, 0, seconds(0)));
   ASSERT_EQ(d.start.size(), 1u);
   EXPECT_EQ(d.start[0].count, 4);
   // t = 10 s: 7 live, base still 3 (t = 0 is within 15 s): cap 7, nothing more.
+  f.arrival_rate = {0.0, 70.0};
   d = a.decide(view_with(f, 0, 3, 4, seconds(10)));
   EXPECT_TRUE(d.start.empty());
   // t = 15 s: the count at t = 0 leaves the period; base is t = 10 s's 7: cap max(14, 11) = 14.
   d = a.decide(view_with(f, 0, 3, 4, seconds(15)));
   ASSERT_EQ(d.start.size(), 1u);
   EXPECT_EQ(d.start[0].count, 7);
-  // Without the policies the same view asks for all ceil(7 * 10) = 70 at once.
-  QueueLatencyAutoscaler unlimited(no_window(), 7.0);
+  // Without the policies the same view asks for all 70 at once.
+  InvocationsAutoscaler unlimited(no_window(), 60.0, 1);
   d = unlimited.decide(view_with(f, 0, 3, 4, seconds(15)));
   EXPECT_EQ(d.start.at(0).count, 63);
+}
+
+// The deployed systems evaluate periodically (HPA every 15 s): with a 15 s period, ticks every
+// second decide at t = 0, 15, 30, 45 only, and ticks off the grid (every 2 s) at the first
+// tick at or past each grid point (0, 16, 30, 46), without drifting.
+TEST(Scaling, DecidesOnlyEveryEvaluationPeriod) {
+  ScalingLimits l = no_window();
+  l.evaluation_period = seconds(15);
+  l.decision_time = ms(20);
+  auto f = fn(0.066);
+  f.arrival_rate = {0.0, 6.0};  // 360 per minute / 60 -> 6 wanted, none ever live
+  const auto decided_at = [&](int step) {
+    InvocationsAutoscaler a(l, 60.0, 1);
+    std::vector<int> at;
+    for (int t = 0; t <= 46; t += step) {
+      const auto d = a.decide(view_with(f, 0, 0, 0, seconds(t)));
+      if (!d.start.empty()) {
+        EXPECT_EQ(d.start[0].count, 6);
+        EXPECT_EQ(d.compute_time, ms(20));
+        at.push_back(t);
+      } else {
+        EXPECT_EQ(d.compute_time, Time::zero()) << t;  // no decision, nothing charged
+      }
+    }
+    return at;
+  };
+  EXPECT_EQ(decided_at(1), (std::vector<int>{0, 15, 30, 45}));
+  EXPECT_EQ(decided_at(2), (std::vector<int>{0, 16, 30, 46}));
+}
+
+// Between evaluations the metric is still sampled: a one-second burst at t = 3 sets ATL's
+// p100 rate at the t = 10 evaluation (sampling only at evaluations would see the mean rate over
+// (0, 10], 77/s -> ceil(77 * 0.066) = 6).
+TEST(Scaling, MetricsAreSampledBetweenEvaluations) {
+  ScalingLimits l = no_window();
+  l.evaluation_period = seconds(10);
+  ArrivalPercentileAutoscaler a(l, 1.0, seconds(60), 100.0);
+  auto f = fn(0.066);
+  std::uint64_t arrivals = 0;
+  Decisions d;
+  for (int t = 0; t <= 10; ++t) {
+    f.arrivals = arrivals;
+    d = a.decide(view_with(f, 0, 0, 0, seconds(t)));
+    if (t > 0 && t < 10) {
+      EXPECT_TRUE(d.start.empty()) << t;
+    }
+    arrivals += (t == 3) ? 320 : 50;  // the rate over (3, 4] is 320/s
+  }
+  // ceil(320 * 0.066) = ceil(21.12) = 22.
+  ASSERT_EQ(d.start.size(), 1u);
+  EXPECT_EQ(d.start[0].count, 22);
+}
+
+// Fig. 6.2 / Fig. 8.10 from hand-made scale-up records: 10 added to 5 running (ratio 2), 3 to
+// 6 (0.5), 4 to none running (unbounded, counted apart) with a 4-part plan.
+TEST(Statistics, ScaleUpRatiosAndParts) {
+  const std::vector<ScaleUpRecord> r{
+      {seconds(0), 10, 5, 1}, {seconds(15), 3, 6, 1}, {seconds(30), 4, 0, 4}};
+  const auto s = scale_up_statistics(r, 7);
+  EXPECT_EQ(s["evaluations"], 7);
+  EXPECT_EQ(s["scale_ups"], 3);
+  EXPECT_EQ(s["instances_started"], 17);
+  EXPECT_NEAR(s["starts_per_scale_up"].get<double>(), 17.0 / 3.0, 1e-12);
+  EXPECT_EQ(s["new_per_running"]["from_zero"], 1);
+  EXPECT_NEAR(s["new_per_running"]["fraction_above_1"].get<double>(), 2.0 / 3.0, 1e-12);
+  // Nearest-rank deciles of {0.5, 2}: ranks ceil(k / 10 * 2) - 1 -> 0.5 up to the median.
+  const auto& dec = s["new_per_running"]["deciles"];
+  ASSERT_EQ(dec.size(), 11u);
+  EXPECT_EQ(dec[0], 0.5);
+  EXPECT_EQ(dec[5], 0.5);
+  EXPECT_EQ(dec[6], 2.0);
+  EXPECT_EQ(dec[10], 2.0);
+  EXPECT_EQ(s["scale_ups_by_parts"], (nlohmann::json{{"1", 2}, {"4", 1}}));
+  EXPECT_TRUE(scale_up_statistics({}, 0).is_null());  // never evaluated: nothing to report
+}
+
+// The autoscaler records its own scale-ups: added and ready replicas, and the parts used.
+TEST(Statistics, DecideRecordsEachScaleUp) {
+  InvocationsAutoscaler a(no_window(), 60.0, 1);
+  auto f = fn(0.066);
+  f.arrival_rate = {0.0, 9.0};
+  (void)a.decide(view_with(f, 1, 2, 1, seconds(0)));  // 4 live, 3 ready: +5
+  (void)a.decide(view_with(f, 1, 2, 6, seconds(1)));  // 9 live: nothing
+  ASSERT_EQ(a.scale_ups().size(), 1u);
+  EXPECT_EQ(a.scale_ups()[0].added, 5);
+  EXPECT_EQ(a.scale_ups()[0].running, 3);
+  EXPECT_EQ(a.scale_ups()[0].parts, 1);
+  EXPECT_EQ(a.statistics()["evaluations"], 2);
 }
 
 TEST(Atl, P99RateTimesExecutionTime) {
@@ -184,22 +300,27 @@ TEST(Partitioning, ScaleUpUsesThePlanForTheExpectedRequests) {
   ScalingLimits l = no_window();
   PartitioningOptions mp;
   mp.enabled = true;
-  QueueLatencyAutoscaler a(l, 7.0, mp);
+  InvocationsAutoscaler a(l, 15.0, 1, mp);  // 15 per minute per replica
   auto f = fn(4.0);
   f.layers.assign(4, LayerView{10.0, 1.0, 0.01});
   f.queue_length = 100;
-  f.oldest_wait = seconds(28);  // max(0 live, 1) * 28 / 7 = 4 desired
-  f.arrival_rate = {0.0, 0.0};
+  f.arrival_rate = {0.0, 1.0};  // 60 per minute / 15 = 4 desired; lambda (first window) 0
   const auto d = a.decide(view_with(f, 0, 0, 0, seconds(1)));
   ASSERT_EQ(d.start.size(), 1u);
   ASSERT_TRUE(d.start[0].partition.has_value());
   EXPECT_EQ(d.start[0].count, 1);
   EXPECT_EQ(d.start[0].partition->cut_after, (std::vector<int>{0, 1, 2}));
+  // Fig. 8.10: one scale-up of 4 GPUs from none running, with a 4-part plan.
+  ASSERT_EQ(a.scale_ups().size(), 1u);
+  EXPECT_EQ(a.scale_ups()[0].added, 4);
+  EXPECT_EQ(a.scale_ups()[0].running, 0);
+  EXPECT_EQ(a.scale_ups()[0].parts, 4);
 }
 
 TEST(Partitioning, ScaleDownEvictsPartitionedReplicasFirst) {
-  QueueLatencyAutoscaler a(no_window(), 7.0);
+  InvocationsAutoscaler a(no_window(), 60.0, 1);
   auto f = fn(0.066);
+  f.arrival_rate = {0.0, 1.0};  // 60 per minute / 60 -> 1
   // Instances 1, 2: full and idle; 3..5: one replica of 3 parts (head 3), idle. Desired 1 ->
   // surplus 4: the 3-part replica goes first (stop its head), then one full instance.
   auto v = view_with(f, 5, 0, 0, seconds(5));
@@ -208,7 +329,6 @@ TEST(Partitioning, ScaleDownEvictsPartitionedReplicasFirst) {
     v.instances[static_cast<std::size_t>(k)].partitions = 3;
     v.instances[static_cast<std::size_t>(k)].partition_head = 3;
   }
-  f.oldest_wait = ms(1400);  // ceil(5 * 1.4 / 7) = 1
   v.functions[0] = f;
   v.now = seconds(4);
   EXPECT_TRUE(a.decide(v).stop.empty());  // the first window starts from the 5 found
@@ -217,6 +337,33 @@ TEST(Partitioning, ScaleDownEvictsPartitionedReplicasFirst) {
   ASSERT_EQ(d.stop.size(), 2u);
   EXPECT_EQ(d.stop[0].id, 3u);  // the partitioned replica's head
   EXPECT_EQ(d.stop[1].id, 2u);  // then the newest full idle instance
+}
+
+// Each autoscaler's evaluation period defaults to its deployed system's (HPA sync 15 s for TSK
+// and OWK, SageMaker's 1-minute metrics for SM*, every tick for ATL); 0 is an error naming the
+// key.
+TEST(Schema, EvaluationPeriodDefaultsAndValidation) {
+  PolicyRegistry r;
+  register_policies(r);
+  const std::vector<std::pair<std::string, double>> expected{
+      {"tsk", 15.0}, {"owk", 15.0}, {"sm", 60.0}, {"atl", 1.0}};
+  for (const auto& [type, period_s] : expected) {
+    const PolicyKind* k = r.find(kAutoscaler, type);
+    ASSERT_NE(k, nullptr) << type;
+    config::Diagnostics ok("test");
+    const auto resolved = k->schema->resolve(nlohmann::json::object(), "", ok);
+    ASSERT_TRUE(ok.ok()) << type;
+    EXPECT_EQ(config::get_duration(resolved, "evaluation_period"), seconds(period_s)) << type;
+    config::Diagnostics bad("test");
+    (void)k->schema->resolve({{"evaluation_period", "0s"}}, "", bad);
+    ASSERT_EQ(bad.problems().size(), 1u) << type;
+    EXPECT_NE(bad.problems()[0].location.find("evaluation_period"), std::string::npos);
+    EXPECT_NE(bad.problems()[0].message.find("found \"0s\""), std::string::npos)
+        << bad.problems()[0].message;
+  }
+  config::Diagnostics diag("test");
+  const auto tsk = r.find(kAutoscaler, "tsk")->schema->resolve(nlohmann::json::object(), "", diag);
+  EXPECT_EQ(config::get_duration(tsk, "window"), seconds(15));  // TSK's QueueTime window
 }
 
 TEST(Thresholds, EachAutoscalerNamesItsThreshold) {

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include <cmath>
 #include <vector>
 
@@ -130,6 +132,19 @@ TEST(HarmonyBatchModel, CostEq6WithBothPriceTables) {
   EXPECT_NEAR(cost_per_request(code, FunctionType::kCpu, 1.6, 1.625, 0, 0.5, 2),
               (9e-7 + 0.5 * (1.6 * 9e-5 + 1.625 * 9e-6)) / 2, 1e-15);
   EXPECT_THROW(PriceTable::named("cny"), std::invalid_argument);
+}
+
+// b_avg = min(b, floor(r T) + 1), computed before the int conversion: an SLO of 1e20 s used
+// to turn r T into INT_MIN ("no CPU coefficients for batch -2147483647").
+TEST(HarmonyBatchModel, FormedBatchIsBoundedForHugeProducts) {
+  EXPECT_EQ(formed_batch(1, 100.0), 1);
+  EXPECT_EQ(formed_batch(8, 0.0), 1);
+  EXPECT_EQ(formed_batch(8, 2.5), 3);
+  EXPECT_EQ(formed_batch(8, 6.999), 7);
+  EXPECT_EQ(formed_batch(8, 7.0), 8);
+  EXPECT_EQ(formed_batch(8, 5.0e21), 8);
+  EXPECT_EQ(formed_batch(8, std::numeric_limits<double>::infinity()), 8);
+  EXPECT_EQ(formed_batch(8, std::numeric_limits<double>::quiet_NaN()), 8);
 }
 
 }  // namespace

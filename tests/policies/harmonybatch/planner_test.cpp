@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <string>
 #include <vector>
 
 #include "sim/policy/harmonybatch/baselines.hpp"
@@ -148,6 +150,37 @@ TEST(HarmonyBatchPlanner, BatchBaselineUsesAverageLatency) {
   for (const auto& g : batch.groups) {
     EXPECT_DOUBLE_EQ(g.function.max_latency_s, g.function.avg_latency_s);
     EXPECT_LE(g.function.timeouts_s[0] + g.function.avg_latency_s, g.apps[0].slo_s + 1e-12);
+  }
+}
+
+// An SLO so loose that rate x timeout overflows an int: every algorithm still plans, with
+// batches the model has coefficients for (BATCH used to fail with "batch -2147483647").
+TEST(HarmonyBatchPlanner, HugeSloPlansWithinTheModelsBatches) {
+  const auto m = model("vgg19");
+  const std::vector<Application> apps{{"app1", 1e20, 5.0}, {"app2", 0.8, 10.0}};
+  for (const std::string algorithm : {"harmonybatch", "batch", "mbs+"}) {
+    SCOPED_TRACE(algorithm);
+    const PlannerOptions o;
+    const Plan p = plan_with(algorithm, m, apps, o);
+    ASSERT_FALSE(p.groups.empty());
+    for (const auto& g : p.groups) {
+      EXPECT_GE(g.function.batch, 1);
+      EXPECT_LE(g.function.batch,
+                g.function.type == FunctionType::kCpu ? o.cpu_max_batch : o.gpu_max_batch);
+      EXPECT_TRUE(std::isfinite(p.cost_per_request));
+    }
+  }
+}
+
+// An SLO no function meets is named as given, not rounded to "0.000000".
+TEST(HarmonyBatchPlanner, UnmeetableSloIsNamedInTheError) {
+  const std::vector<Application> apps{{"app1", 1e-300, 5.0}};
+  try {
+    plan_harmonybatch(model("vgg19"), apps, PlannerOptions{});
+    FAIL() << "an SLO of 1e-300 s was planned";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("SLO 1e-300 s, rate 5 req/s"), std::string::npos)
+        << e.what();
   }
 }
 

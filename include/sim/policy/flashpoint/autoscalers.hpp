@@ -8,8 +8,12 @@
 
 #include <deque>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "sim/policy/autoscaler.hpp"
 #include "sim/policy/flashpoint/partitioning.hpp"
@@ -22,6 +26,11 @@ struct ScalingLimits {
   /// Scale-down stabilisation: the replica count applied is the largest desired count of this
   /// window (Kubernetes HPA / SageMaker scale-in cooldown; the thesis gives no value).
   Time scale_down_window = seconds(60);
+  /// How often the autoscaler decides. The metrics are sampled at every platform tick, but
+  /// starts and stops are emitted only at t0, t0 + period, ... (the deployed systems evaluate
+  /// periodically: Kubernetes HPA every 15 s, SageMaker target tracking on 1-minute metrics).
+  /// Zero: at every tick. The scenario defaults per autoscaler are in register.cpp.
+  Time evaluation_period;
   /// Charged to simulated time with the platform's charge_decision_time (thesis §3.1: actions
   /// take effect after the wall time of the decision).
   Time decision_time;
@@ -44,20 +53,46 @@ struct PartitioningOptions {
   bool complete = true;    ///< model completion (§4.2.5)
 };
 
+/// What the scale-ups of a run looked like (thesis Fig. 6.2 and Fig. 8.10): one record per
+/// function per evaluation that started replicas.
+struct ScaleUpRecord {
+  Time at;
+  int added = 0;    ///< instances (GPUs) asked for
+  int running = 0;  ///< ready (idle or busy) replicas when it was decided
+  int parts = 1;    ///< parts of the partitioned replicas it started (1: full replicas only)
+};
+
+/// Fig. 6.2 / Fig. 8.10 as a summary block: scale-up count, starts per scale-up, the
+/// distribution of added / running (deciles of the finite ratios; scale-ups from zero running
+/// replicas counted apart) and scale-ups by parts. Null when there were no evaluations.
+nlohmann::json scale_up_statistics(const std::vector<ScaleUpRecord>& records,
+                                   std::uint64_t evaluations);
+
 /// Desired count -> Decisions. Stops idle instances first, then cold-starting ones, then busy
 /// ones (they drain), newest first within each group.
 class ReplicaAutoscaler : public Autoscaler {
  public:
   explicit ReplicaAutoscaler(ScalingLimits limits, PartitioningOptions mp = {})
       : limits_(limits), mp_(mp) {}
+  /// Samples every function's metric (desired()) at every call; decides only when an
+  /// evaluation is due (limits.evaluation_period).
   Decisions decide(const PlatformView& view) final;
-  /// The metric's desired replica count before limits and stabilisation (for tests).
+  /// The metric's desired replica count before limits and stabilisation (for tests). Called at
+  /// every tick, so that windowed metrics see every sample.
   virtual int desired(const FunctionView& f, const PlatformView& view) = 0;
+  [[nodiscard]] nlohmann::json statistics() const override {
+    return scale_up_statistics(scale_up_log_, evaluations_);
+  }
+  [[nodiscard]] const std::vector<ScaleUpRecord>& scale_ups() const { return scale_up_log_; }
 
  private:
-  void scale_up(const FunctionView& f, int n, int ready, Decisions& d);
+  bool evaluation_due(Time now);
+  void scale_up(const FunctionView& f, int n, int ready, Decisions& d, Time now);
   ScalingLimits limits_;
   PartitioningOptions mp_;
+  std::optional<Time> next_evaluation_;
+  std::uint64_t evaluations_ = 0;
+  std::vector<ScaleUpRecord> scale_up_log_;
   std::map<std::uint32_t, std::deque<std::pair<Time, int>>> history_;  ///< by function
   /// Scale-ups within the last scale_up_period (time, replicas added), by function.
   std::map<std::uint32_t, std::deque<std::pair<Time, int>>> scale_ups_;
@@ -74,17 +109,30 @@ struct ReplicaCounts {
 };
 ReplicaCounts count_replicas(const PlatformView& view, std::uint32_t function);
 
-/// TSK: Kubernetes HPA on TorchServe's queue latency, desired = ceil(current * latency /
-/// target) (the HPA rule), with the head-of-line wait as the queue latency; default target 7 s
-/// (thesis §3.1). A 10% tolerance around the target leaves the count unchanged (HPA default).
+/// TSK: Kubernetes HPA on TorchServe's queue latency (thesis §3.1, default target 7 s). The
+/// metric is TorchServe's QueueTime, recorded per dequeued request: the mean queue wait of the
+/// requests dequeued within `window` (FunctionView::dequeued / dequeued_wait_s). HPA's rule for
+/// pods without a metric: cold-starting replicas count as 0 on scale-up, so desired =
+/// max(live, ceil(ready x latency / target)); on scale-down they count as at the target,
+/// desired = ceil((ready x latency + cold) / target). Within 10% of the target: unchanged (HPA
+/// default tolerance). No request dequeued in the window: 0 latency if the queue is empty,
+/// else no metric (the count is kept).
 class QueueLatencyAutoscaler final : public ReplicaAutoscaler {
  public:
-  QueueLatencyAutoscaler(ScalingLimits limits, double target_s, PartitioningOptions mp = {})
-      : ReplicaAutoscaler(limits, mp), target_s_(target_s) {}
+  QueueLatencyAutoscaler(ScalingLimits limits, double target_s, Time window = seconds(15),
+                         PartitioningOptions mp = {})
+      : ReplicaAutoscaler(limits, mp), target_s_(target_s), window_(window) {}
   int desired(const FunctionView& f, const PlatformView& view) override;
 
  private:
   double target_s_;
+  Time window_;
+  struct Sample {
+    Time at;
+    std::uint64_t dequeued = 0;
+    double wait_s = 0.0;
+  };
+  std::map<std::uint32_t, std::deque<Sample>> samples_;  ///< by function
 };
 
 /// ATL: the 99th percentile of the per-tick arrival rate over `window`, times the average

@@ -31,6 +31,12 @@ double gpu_avg_latency_s(const PlannerModel& m, int gpu_gb, int batch);
 /// eq. 4 times `overhead` (not at g = M_max), plus the CPU part.
 double gpu_max_latency_s(const PlannerModel& m, int gpu_gb, int batch, double overhead);
 
+/// The batch that forms on average when up to b requests are collected while `arrivals`
+/// (= rate × timeout) more arrive after the first: min(b, floor(arrivals) + 1) (HarmonyBatch's
+/// b_avg). Computed in double before the int conversion, so huge or infinite products (an SLO of
+/// 1e20 s) give b; NaN gives b.
+int formed_batch(int b, double arrivals);
+
 /// eq. 5 folded left over applications sorted by timeout: (T_eq, Σ r).
 double equivalent_timeout_s(std::span<const double> timeouts_s, std::span<const double> rates);
 
