@@ -1,0 +1,146 @@
+#pragma once
+/// Configuration of the "serverless" platform kind: plain data, filled from the scenario by
+/// serverless_kind.cpp (the schema there holds the defaults users see), the policies it runs,
+/// and the cold-start record it keeps. The parts of the control plane (src/platform/serverless/)
+/// include this header, never the platform's façade.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/cluster/host.hpp"
+#include "sim/engine/time.hpp"
+#include "sim/gpu_models/solo_latency.hpp"
+#include "sim/gpu_models/time_sliced_unit.hpp"
+#include "sim/policy/autoscaler.hpp"
+#include "sim/policy/batcher.hpp"
+#include "sim/policy/cold_start_sourcing.hpp"
+#include "sim/policy/dispatcher.hpp"
+#include "sim/policy/gpu_partitioner.hpp"
+#include "sim/policy/keep_alive.hpp"
+#include "sim/policy/placement.hpp"
+#include "sim/policy/planner.hpp"
+#include "sim/policy/procurement.hpp"
+
+namespace sim::platform {
+
+struct FunctionSpec {
+  std::string name;   ///< as the workload names it
+  std::string model;  ///< catalog name
+  bool gpu = true;
+  policy::InstanceConfig config;
+  std::optional<double> model_bytes;         ///< default: the catalog's size (see docs)
+  std::optional<double> device_memory_gb;    ///< default: the profile's memory_gb
+  Time batch_timeout;                        ///< batching timeout of every application...
+  std::map<std::string, Time> app_timeouts;  ///< ...unless overridden here (application name)
+  /// Queue group (per-application-group queues): functions naming the same non-empty group
+  /// share one queue, one batcher call and one set of idle instances; they must serve the same
+  /// model. Empty: the function has its own queue.
+  std::string queue_group;
+  /// Function billing (ServerlessConfig::billing): memory and vCPUs billed per second of a
+  /// batch. Defaults: no memory; cpu_cores for CPU functions, none for GPU functions.
+  std::optional<double> billing_memory_gb;
+  std::optional<double> billing_cores;
+};
+
+/// Per-batch function billing in the style of Alibaba Function Compute (HarmonyBatch eq. 6):
+/// each batch costs per_invocation + D' (cores vcpu_second + memory memory_gb_second +
+/// GPU memory gpu_memory_gb_second), D' its execution time, rounded up to whole seconds on
+/// GPU instances when gpu_whole_seconds. Batches dispatched before `from` are not billed.
+struct FunctionBilling {
+  double per_invocation = 0.0;
+  double vcpu_second = 0.0;
+  double memory_gb_second = 0.0;
+  double gpu_memory_gb_second = 0.0;
+  bool gpu_whole_seconds = true;
+  Time from;
+};
+
+struct HostTemplate {
+  cluster::HostSpec spec;
+  int count = 1;
+};
+
+struct SpotSettings {
+  double revocations_per_hour = 0.0;  ///< per spot host, exponential inter-revocation times
+  Time notice_min = seconds(30);      ///< Protean §4.5: 30 to 120 s notice
+  Time notice_max = seconds(120);
+  struct Scheduled {
+    int host = 0;
+    Time at;  ///< the revocation itself; the notice comes notice_min..max before
+  };
+  std::vector<Scheduled> scheduled;
+};
+
+/// Where requests wait for an instance (DESIGN.md "Serverless platform").
+enum class DispatchScope : std::uint8_t {
+  kCluster,  ///< one queue per function (or queue group) for the whole cluster
+  /// a gateway routes each arrival to a node that hosts an instance of the function, and each
+  /// node keeps its own queue per function (Protean §4: requests "load-balanced across the
+  /// worker nodes by the Dispatcher", then reordered and batched on the node)
+  kNode
+};
+
+/// How the gateway of DispatchScope::kNode picks the node.
+enum class GatewayRoute : std::uint8_t {
+  kRoundRobin,  ///< the nodes hosting the function in turn
+  kLeastLoaded  ///< the node with the fewest queued and running batches per routable instance
+};
+
+struct ServerlessConfig {
+  std::vector<HostTemplate> hosts;
+  double pcie_bps = 512e9;    ///< host-to-GPU copy bandwidth
+  double load_bps = 8e9;      ///< host load rate when a profile gives no load time
+  double store_bps = 2203e6;  ///< cloud-store download rate without a network section
+  double host_bps = 7506e6;   ///< host-to-host rate without a network section
+  Time provisioning_delay = seconds(120);
+  SpotSettings spot;
+  std::optional<nlohmann::json> network;  ///< resolved topology section, if any
+  std::vector<FunctionSpec> functions;
+  Time control_interval = seconds(1);
+  std::vector<Time> rate_windows{seconds(10), seconds(60)};
+  bool charge_decision_time = false;
+  /// Time-sliced (cGPU) instances: kSlotSchedule simulates the windows (worst case eq. 4),
+  /// kAverage charges eq. 3's average latency.
+  gpu::TimeSliceMode time_slice_mode = gpu::TimeSliceMode::kSlotSchedule;
+  std::uint64_t queue_capacity = 1000000;  ///< per queue; arrivals beyond it are dropped
+  DispatchScope dispatch_scope = DispatchScope::kCluster;
+  GatewayRoute gateway = GatewayRoute::kRoundRobin;
+  /// How CPU instances draw a batch's latency from HarmonyBatch eq. 1.
+  gpu::CpuLatencyMode cpu_latency = gpu::CpuLatencyMode::kAverage;
+  /// Absent: no function billing in the summary.
+  std::optional<FunctionBilling> billing;
+};
+
+struct Policies {
+  std::unique_ptr<policy::Batcher> batcher;
+  std::unique_ptr<policy::Dispatcher> dispatcher;
+  std::unique_ptr<policy::Autoscaler> autoscaler;
+  std::unique_ptr<policy::Placement> placement;
+  std::unique_ptr<policy::GpuPartitioner> partitioner;  ///< optional
+  std::unique_ptr<policy::KeepAlive> keep_alive;
+  std::unique_ptr<policy::ColdStartSourcing> sourcing;
+  std::unique_ptr<policy::Procurement> procurement;  ///< optional
+  std::unique_ptr<policy::Planner> planner;          ///< optional; called once at time zero
+};
+
+/// One cold start's stage durations (DESIGN.md "Cold start").
+struct ColdStartRecord {
+  policy::InstanceId instance = 0;
+  std::uint32_t function = 0;
+  int host = 0;
+  policy::SourceKind source = policy::SourceKind::kStore;
+  bool chained = false;  ///< part of a chained multicast
+  Time started;
+  Time download;
+  Time load;
+  Time copy;
+  bool completed = false;
+};
+
+}  // namespace sim::platform

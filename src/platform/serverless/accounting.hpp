@@ -1,0 +1,73 @@
+#pragma once
+/// Statistics of the control plane that follow instances and batches over the run: memory
+/// reserved over time, function billing, GPU fragmentation at the ticks, partitioned replicas
+/// started and desired instances, and (through OperatorStats) operator-profile resources. The
+/// control plane reports events to it (memory reserved or freed, a batch finished, an instance
+/// ended, a tick's view); it owns and writes its blocks of the summary.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "model.hpp"
+#include "operator_stats.hpp"
+#include "sim/gpu_models/execution_unit.hpp"
+#include "sim/policy/decisions.hpp"
+#include "sim/policy/platform_view.hpp"
+
+namespace sim::platform::serverless {
+
+class Accounting {
+ public:
+  explicit Accounting(std::optional<FunctionBilling> billing) : billing_(std::move(billing)) {}
+
+  /// Host memory (bytes) or GPU memory (GB) reserved (> 0) or freed (< 0) at `now`.
+  void memory_changed(Time now, double host_bytes, double gpu_gb);
+  /// A batch of `inst` ran from result.started to result.finished (inst.batch still holds it).
+  void batch_finished(const Inst& inst, const gpu::JobResult& result);
+  void instance_ended(const Inst& inst, Time now);
+  /// The view of a control tick: fragmentation and operator-profile samples.
+  void tick(const policy::PlatformView& v);
+  void partitioned_started(int parts) { ++partitioned_by_parts_[parts]; }
+  /// Flashpoint Fig. 3.2b's "desired" instances once the autoscaler's decision d is applied.
+  void desired(const policy::Decisions& d, const Instances& instances);
+  [[nodiscard]] double desired() const { return desired_; }
+
+  /// Adds memory_utilisation, fragmentation, instance_seconds and, when they apply,
+  /// function_billing, partitioned_replicas and operator_instances to `out`. `end_view`: the
+  /// platform at `end`.
+  void write_summary(nlohmann::json& out, Time end, const Hosts& hosts, const Instances& instances,
+                     const std::vector<std::unique_ptr<Fn>>& functions,
+                     const policy::PlatformView& end_view) const;
+
+ private:
+  std::optional<FunctionBilling> billing_;
+  double desired_ = 0.0;           ///< after the last tick's autoscaler decision
+  double instance_seconds_ = 0.0;  ///< of terminated instances
+  /// Partitioned replicas started, by their number of parts (Flashpoint Fig. 8.10).
+  std::map<int, std::uint64_t> partitioned_by_parts_;
+  // Memory reserved by instances, integrated over time (memory utilisation).
+  Time memory_since_;
+  double host_reserved_bytes_ = 0.0;
+  double gpu_reserved_gb_ = 0.0;
+  double host_byte_seconds_ = 0.0;
+  double gpu_gb_seconds_ = 0.0;
+  // Function billing (ServerlessConfig::billing), by function id.
+  struct BillingTally {
+    double usd = 0.0;
+    double billed_s = 0.0;
+    std::uint64_t invocations = 0;
+    std::uint64_t requests = 0;
+  };
+  std::map<std::uint32_t, BillingTally> billing_by_fn_;
+  // Fragmentation sampled at every control tick.
+  double fragmentation_sum_ = 0.0;
+  std::uint64_t fragmentation_samples_ = 0;
+  OperatorStats operators_;  ///< INFless
+};
+
+}  // namespace sim::platform::serverless

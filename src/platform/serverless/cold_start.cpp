@@ -1,0 +1,288 @@
+#include "cold_start.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace sim::platform::serverless {
+
+using nlohmann::json;
+
+/// A download of one model to one host without a network section: later requests join it
+/// (download sharing, Flashpoint thesis §5.1).
+struct ColdStarts::PendingDownload {
+  EventHandle done;
+  std::vector<InstanceId> waiters;
+};
+
+/// A chained multicast of one model from one source (Flashpoint thesis §6.2): gathered while
+/// cold starts join at one simulated time, then one flow source -> hosts[0] -> hosts[1] ...
+struct ColdStarts::Chain {
+  std::pair<std::string, int> key;  ///< model, source host (-1: the store)
+  double bytes = 0.0;
+  std::vector<int> hosts;                          ///< receivers in joining order
+  std::map<int, std::vector<InstanceId>> waiters;  ///< by receiver host
+  std::optional<net::FlowHandle> flow;             ///< with a network, once launched
+  EventHandle done;                                ///< without a network, once launched
+  bool launched = false;
+};
+
+ColdStarts::ColdStarts(const ServerlessConfig& config, Simulation& sim, ColdStartNetwork network,
+                       Hosts& hosts, Instances& instances, policy::ColdStartSourcing& sourcing,
+                       DecisionCounts& counts, std::function<void(Inst&)> ready)
+    : config_(config),
+      sim_(sim),
+      net_(network),
+      hosts_(hosts),
+      instances_(instances),
+      sourcing_(sourcing),
+      counts_(counts),
+      ready_(std::move(ready)) {}
+
+ColdStarts::~ColdStarts() = default;
+
+Inst* ColdStarts::find(InstanceId id) {
+  const auto it = instances_.find(id);
+  return it == instances_.end() ? nullptr : it->second.get();
+}
+
+void ColdStarts::begin(Inst& inst) {
+  ColdStartRecord cs;
+  cs.instance = inst.id;
+  cs.function = inst.fn->id;
+  cs.host = inst.loc.host;
+  cs.started = sim_.now();
+  inst.boot->log = log_.size();
+  log_.push_back(cs);
+  Fn& fn = *inst.fn;
+  auto& host = *hosts_[static_cast<std::size_t>(inst.loc.host)];
+  inst.boot->stage = "download";
+  inst.boot->stage_since = sim_.now();
+  policy::SourcingRequest req;
+  req.model = fn.spec.model;
+  req.bytes = inst.boot->bytes;
+  req.host = host.index;
+  req.local_copy = host.cache.contains(fn.spec.model);
+  for (const auto& h : hosts_)
+    if (h->index != host.index && h->available && h->cache.contains(fn.spec.model))
+      req.remote_hosts.push_back(h->index);
+  auto choice = sourcing_.choose(req);
+  if ((choice.kind == policy::SourceKind::kLocalMemory && !req.local_copy) ||
+      (choice.kind == policy::SourceKind::kRemoteHost &&
+       std::find(req.remote_hosts.begin(), req.remote_hosts.end(), choice.host) ==
+           req.remote_hosts.end()) ||
+      (choice.kind == policy::SourceKind::kStore && net_.topology && !net_.store)) {
+    ++counts_.rejected["sourcing"];
+    choice = {policy::SourceKind::kStore, -1};
+    if (net_.topology && !net_.store) {
+      throw std::invalid_argument("serverless platform: the network has no object store");
+    }
+  }
+  log_[inst.boot->log].source = choice.kind;
+  const InstanceId id = inst.id;
+  if (choice.kind == policy::SourceKind::kLocalMemory) {
+    host.cache.touch(fn.spec.model);
+    inst.boot->skip_load = choice.loaded;
+    download_done(id);
+    return;
+  }
+  if (choice.chain && !inst.replica) {  // a part's bytes are not the chain's model
+    join_chain(inst, choice);
+    return;
+  }
+  // Without sharing, the transfer's content key is the instance's own, so nothing joins it.
+  std::string content =
+      choice.share ? fn.spec.model : fn.spec.model + "#instance" + std::to_string(id);
+  if (inst.replica) {
+    content += "#part" + std::to_string(inst.replica->part) + "/" +
+               std::to_string(inst.replica->parts) + "@" + std::to_string(inst.boot->bytes);
+  }
+  if (net_.transfers != nullptr) {
+    const net::NodeId src = choice.kind == policy::SourceKind::kStore
+                                ? *net_.store
+                                : *hosts_[static_cast<std::size_t>(choice.host)]->nic;
+    auto f = net_.transfers->fetch(content, src, *host.nic, inst.boot->bytes,
+                                   [this, id] { download_done(id); });
+    inst.boot->transfer = f.request;
+    return;
+  }
+  // Fixed-bandwidth model: a download of the same model to the same host is joined.
+  const auto key = std::make_pair(content, host.index);
+  auto it = downloads_.find(key);
+  if (it == downloads_.end()) {
+    auto pd = std::make_unique<PendingDownload>();
+    const double bps =
+        choice.kind == policy::SourceKind::kStore ? config_.store_bps : config_.host_bps;
+    pd->done = sim_.schedule_in(transfer_time(inst.boot->bytes, bps), [this, key] {
+      auto node = downloads_.extract(key);
+      for (const auto w : node.mapped()->waiters)
+        download_done(w);
+    });
+    it = downloads_.emplace(key, std::move(pd)).first;
+  }
+  it->second->waiters.push_back(id);
+}
+
+void ColdStarts::join_chain(Inst& inst, const policy::SourceChoice& choice) {
+  const Fn& fn = *inst.fn;
+  const int src = choice.kind == policy::SourceKind::kStore ? -1 : choice.host;
+  const auto key = std::make_pair(fn.spec.model, src);
+  auto g = gathering_.find(key);
+  if (g == gathering_.end()) {
+    const std::uint64_t serial = next_chain_++;
+    auto c = std::make_unique<Chain>();
+    c->key = key;
+    c->bytes = fn.bytes;
+    chains_.emplace(serial, std::move(c));
+    g = gathering_.emplace(key, serial).first;
+    // Launched after every cold start that begins at this simulated time has joined.
+    sim_.schedule_at(sim_.now(), [this, serial] { launch_chain(serial); });
+  }
+  Chain& c = *chains_.at(g->second);
+  if (c.waiters.find(inst.loc.host) == c.waiters.end()) c.hosts.push_back(inst.loc.host);
+  c.waiters[inst.loc.host].push_back(inst.id);
+  log_[inst.boot->log].chained = true;
+  ++chained_;
+}
+
+void ColdStarts::launch_chain(std::uint64_t serial) {
+  const auto it = chains_.find(serial);
+  if (it == chains_.end()) return;  // every waiter stopped before the launch
+  Chain& c = *it->second;
+  gathering_.erase(c.key);
+  c.launched = true;
+  const auto deliver = [this, serial](std::size_t i) {
+    const auto ch = chains_.find(serial);
+    if (ch == chains_.end()) return;
+    const int h = ch->second->hosts.at(i);
+    const auto ids = ch->second->waiters[h];
+    ch->second->waiters.erase(h);
+    bool left = false;
+    for (const auto& [host, w] : ch->second->waiters)
+      left = left || !w.empty();
+    if (!left) chains_.erase(ch);
+    for (const auto id : ids)
+      download_done(id);
+  };
+  if (net_.flows != nullptr) {
+    const net::NodeId src =
+        c.key.second < 0 ? *net_.store : *hosts_[static_cast<std::size_t>(c.key.second)]->nic;
+    std::vector<net::NodeId> receivers;
+    for (const int h : c.hosts)
+      receivers.push_back(*hosts_[static_cast<std::size_t>(h)]->nic);
+    c.flow = net_.flows->start_chain(src, receivers, c.bytes, deliver);
+    return;
+  }
+  // Without a network: every receiver forwards as it receives, so all of them have the bytes
+  // after one transfer time at the source's rate.
+  const double bps = c.key.second < 0 ? config_.store_bps : config_.host_bps;
+  const std::size_t n = c.hosts.size();
+  c.done = sim_.schedule_in(transfer_time(c.bytes, bps), [deliver, n] {
+    for (std::size_t i = 0; i < n; ++i)
+      deliver(i);
+  });
+}
+
+void ColdStarts::download_done(InstanceId id) {
+  Inst* inst = find(id);
+  if (inst == nullptr) return;
+  inst->boot->transfer.reset();
+  const Time now = sim_.now();
+  log_[inst->boot->log].download = now - inst->boot->stage_since;
+  Fn& fn = *inst->fn;
+  auto& host = *hosts_[static_cast<std::size_t>(inst->loc.host)];
+  // The bytes now sit in host memory; they stay cached in spare memory after the cold start
+  // (a part's bytes are not the model: cached only after model completion).
+  if (!inst->replica) host.cache.insert(fn.spec.model, fn.bytes, host.cache_capacity());
+  const Time load = inst->boot->skip_load     ? Time::zero()
+                    : inst->boot->load_s >= 0 ? ceil_seconds(inst->boot->load_s)
+                    : fn.model->cold_start    ? ceil_seconds(fn.model->cold_start->load_s.value)
+                                              : transfer_time(fn.bytes, config_.load_bps);
+  inst->boot->stage = "load";
+  inst->boot->stage_since = now;
+  inst->timer = sim_.schedule_in(load, [this, id] { load_done(id); });
+}
+
+void ColdStarts::load_done(InstanceId id) {
+  Inst* inst = find(id);
+  if (inst == nullptr) return;
+  const Time now = sim_.now();
+  log_[inst->boot->log].load = now - inst->boot->stage_since;
+  inst->boot->stage = "copy";
+  inst->boot->stage_since = now;
+  // CPU functions have no device copy.
+  const Time copy =
+      inst->fn->spec.gpu ? transfer_time(inst->boot->bytes, config_.pcie_bps) : Time::zero();
+  inst->timer = sim_.schedule_in(copy, [this, id] { copy_done(id); });
+}
+
+void ColdStarts::copy_done(InstanceId id) {
+  Inst* inst = find(id);
+  if (inst == nullptr) return;
+  const Time now = sim_.now();
+  auto& cs = log_[inst->boot->log];
+  cs.copy = now - inst->boot->stage_since;
+  cs.completed = true;
+  inst->boot->stage.clear();
+  ready_(*inst);
+}
+
+void ColdStarts::cancel(Inst& inst) {
+  if (inst.boot && inst.boot->transfer && net_.transfers != nullptr) {
+    net_.transfers->cancel(*inst.boot->transfer);
+  }
+  for (auto it = downloads_.begin(); it != downloads_.end();) {
+    auto& w = it->second->waiters;
+    w.erase(std::remove(w.begin(), w.end(), inst.id), w.end());
+    if (w.empty()) {
+      it->second->done.cancel();
+      it = downloads_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  for (auto it = chains_.begin(); it != chains_.end();) {
+    Chain& c = *it->second;
+    bool left = false;
+    for (auto& [h, w] : c.waiters) {
+      w.erase(std::remove(w.begin(), w.end(), inst.id), w.end());
+      left = left || !w.empty();
+    }
+    if (left) {
+      ++it;
+      continue;
+    }
+    // Nobody waits any more: stop the chain (a receiver with no instance left still forwards
+    // while others wait, so a chain is only cancelled as a whole).
+    if (c.flow) net_.flows->cancel(*c.flow);
+    c.done.cancel();
+    if (!c.launched) gathering_.erase(c.key);
+    it = chains_.erase(it);
+  }
+}
+
+void ColdStarts::write_summary(json& out) const {
+  std::uint64_t completed = 0;
+  double dl = 0, ld = 0, cp = 0;
+  std::map<std::string, std::uint64_t> sources;
+  for (const auto& c : log_) {
+    ++sources[policy::to_string(c.source)];
+    if (!c.completed) continue;
+    ++completed;
+    dl += c.download.to_seconds();
+    ld += c.load.to_seconds();
+    cp += c.copy.to_seconds();
+  }
+  const auto mean = [completed](double s) {
+    return completed > 0 ? json(s / static_cast<double>(completed)) : json(nullptr);
+  };
+  out["instances_started"] = log_.size();
+  out["cold_starts"] = {
+      {"count", log_.size()},
+      {"completed", completed},
+      {"by_stage", {{"download_s", mean(dl)}, {"load_s", mean(ld)}, {"copy_s", mean(cp)}}},
+      {"total_s", mean(dl + ld + cp)},
+      {"sources", sources},
+      {"chained", chained_}};
+}
+
+}  // namespace sim::platform::serverless

@@ -1,0 +1,242 @@
+#include "control_plane.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "function_table.hpp"
+#include "records.hpp"
+#include "sim/network/topology_config.hpp"
+#include "view_builder.hpp"
+
+namespace sim::platform::serverless {
+
+using nlohmann::json;
+
+ControlPlane::ControlPlane(ServerlessConfig config, const gpu::ModelCatalog& catalog,
+                           PlatformContext context, Policies policies)
+    : config_(std::move(config)),
+      catalog_(catalog),
+      context_(std::move(context)),
+      policies_(std::move(policies)),
+      sim_(*context_.sim),
+      accounting_(config_.billing) {
+  if (!policies_.batcher || !policies_.dispatcher || !policies_.autoscaler ||
+      !policies_.placement || !policies_.keep_alive || !policies_.sourcing) {
+    throw std::invalid_argument(
+        "serverless platform: batcher, dispatcher, autoscaler, placement, keep_alive and "
+        "cold_start_sourcing policies are required");
+  }
+  if (config_.control_interval <= Time::zero()) {
+    throw std::invalid_argument("serverless platform: control_interval must be > 0");
+  }
+  if (config_.rate_windows.empty()) config_.rate_windows.push_back(seconds(10));
+
+  ColdStartNetwork network;
+  if (config_.network) {
+    topology_ = std::make_unique<net::Topology>(net::build_topology(*config_.network));
+    flows_ = std::make_unique<net::FlowNetwork>(sim_, *topology_);
+    transfers_ = std::make_unique<net::TransferManager>(*flows_);
+    const auto stores = topology_->nodes_of_kind(net::NodeKind::kStore);
+    if (!stores.empty()) network.store = stores.front();
+    network.flows = flows_.get();
+    network.transfers = transfers_.get();
+    network.topology = true;
+  }
+  FleetEvents& events = *this;
+  fleet_ = std::make_unique<Fleet>(config_, catalog_, sim_, topology_.get(), counts_, events);
+  cold_ = std::make_unique<ColdStarts>(config_, sim_, network, fleet_->hosts(), instances_,
+                                       *policies_.sourcing, counts_,
+                                       [this](Inst& inst) { cold_start_ready(inst); });
+  if (flows_) {
+    pipelines_ = std::make_unique<Pipelines>(
+        sim_, fleet_->hosts(), *flows_,
+        [this](InstanceId, PipelineBatch b) {
+          complete(b.requests, {b.dispatch, b.avail, b.ready_at, b.dispatch, sim_.now(),
+                                static_cast<std::uint32_t>(b.requests.size()), b.device, -1});
+        },
+        [this](InstanceId head) { head_admits(head); });
+  }
+
+  auto table = build_function_table(config_, catalog_, sim_, context_.labels);
+  fns_ = std::move(table.functions);
+  queues_ = std::move(table.queues);
+  fleet_->build();
+  sim_.schedule_at(sim_.now(), [this] { tick(); });
+}
+
+ControlPlane::~ControlPlane() = default;
+
+// ---------------------------------------------------------------------------------------------
+// What the fleet reports
+
+void ControlPlane::revocation_notice(int host) {
+  schedule_reroute();
+  stop_on_host(host);
+}
+
+std::uint64_t ControlPlane::revoked(int host) {
+  std::uint64_t running = 0;
+  for (const auto& [id, inst] : instances_)
+    if (inst->loc.host == host) ++running;
+  return running;
+}
+
+void ControlPlane::releasing(int host) {
+  stop_on_host(host);
+}
+
+void ControlPlane::host_added(int /*host*/) {
+  pump_all();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Control loop
+
+policy::PlatformView ControlPlane::view() const {
+  return build_view({sim_.now(), config_.control_interval, config_.rate_windows,
+                     fleet_->pending_vms(), fns_, instances_, fleet_->hosts()});
+}
+
+void ControlPlane::apply(const policy::Decisions& d) {
+  for (const auto& s : d.stop) {
+    Inst* i = find(s.id);
+    if (i == nullptr) {
+      ++counts_.rejected["stop"];
+      continue;
+    }
+    ++counts_.applied["stop"];
+    stop(*i);
+  }
+  const Hosts& hosts = fleet_->hosts();
+  for (const auto& r : d.reconfigure) {
+    if (r.host < 0 || static_cast<std::size_t>(r.host) >= hosts.size() || r.gpu < 0 ||
+        static_cast<std::size_t>(r.gpu) >= hosts[static_cast<std::size_t>(r.host)]->gpus.size()) {
+      ++counts_.rejected["reconfigure"];
+      continue;
+    }
+    auto& g = *hosts[static_cast<std::size_t>(r.host)]->gpus[static_cast<std::size_t>(r.gpu)];
+    if (!g.mig() || g.instances() > 0) {
+      ++counts_.rejected["reconfigure"];
+      continue;
+    }
+    cluster::GpuDevice* gp = &g;
+    const auto why = g.mig_gpu()->reconfigure(r.profiles, [this] { pump_all(); });
+    if (why) {
+      ++counts_.rejected["reconfigure"];
+      continue;
+    }
+    gp->geometry_changed();
+    ++counts_.applied["reconfigure"];
+  }
+  fleet_->apply(d);
+  if (d.start.empty()) return;
+  // Built after the stops and reconfigurations, so placement sees the room they freed.
+  policy::PlatformView pv = view();
+  for (const auto& s : d.start) {
+    if (s.function >= fns_.size() || s.count < 0) {
+      ++counts_.rejected["start_invalid"];
+      continue;
+    }
+    Fn& fn = *fns_[s.function];
+    const auto config = s.config.value_or(fn.spec.config);
+    for (int k = 0; k < s.count; ++k) {
+      const bool ok = s.partition ? start_partitioned(fn, config, *s.partition, pv)
+                                  : start_instance(fn, config, s.location, pv, s.warm);
+      if (!ok) break;
+    }
+  }
+}
+
+void ControlPlane::tick() {
+  graveyard_.clear();
+  const Time now = sim_.now();
+  const Time longest = *std::max_element(config_.rate_windows.begin(), config_.rate_windows.end());
+  for (auto& f : fns_)
+    while (!f->recent.empty() && f->recent.front() <= now - longest)
+      f->recent.pop_front();
+
+  if (!planned_) {
+    // The offline plan, once, before the first tick's policies (applied like an
+    // autoscaler's decisions, without charging its compute time: it is offline).
+    planned_ = true;
+    if (policies_.planner) {
+      const auto plan = policies_.planner->plan(view());
+      if (!plan.empty()) apply(plan);
+    }
+  }
+  policy::PlatformView v = view();
+  accounting_.tick(v);
+  if (policies_.procurement) {
+    auto d = policies_.procurement->decide(v);
+    fleet_->apply(d);
+  }
+  if (policies_.partitioner) {
+    policy::Decisions d;
+    d.reconfigure = policies_.partitioner->decide(v);
+    if (!d.reconfigure.empty()) apply(d);
+  }
+  auto d = policies_.autoscaler->decide(v);
+  accounting_.desired(d, instances_);
+  if (config_.charge_decision_time && d.compute_time > Time::zero()) {
+    sim_.schedule_in(d.compute_time, [this, d] { apply(d); });
+  } else if (!d.empty()) {
+    apply(d);
+  }
+  policy::Decisions warm;
+  warm.start = policies_.keep_alive->prewarm(view());
+  if (!warm.start.empty()) apply(warm);
+  // A dispatcher may have held a batch; offer the queues again once per tick.
+  pump_all();
+  sim_.schedule_in(config_.control_interval, [this] { tick(); });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Outputs
+
+std::uint64_t ControlPlane::queued() const {
+  std::uint64_t n = 0;
+  for (const auto& q : queues_)
+    n += q->requests.size();
+  for (const Queue* q : node_queues_)
+    n += q->requests.size();
+  return n;
+}
+
+void ControlPlane::add_timeseries_columns(metrics::TimeSeriesRecorder& recorder) {
+  recorder.add_column("queue_length", [this] { return static_cast<double>(queued()); });
+  const auto count = [this](InstanceState s) {
+    double n = 0;
+    for (const auto& [id, i] : instances_)
+      if (i->life.state() == s) ++n;
+    return n;
+  };
+  recorder.add_column("instances_cold_starting",
+                      [count] { return count(InstanceState::kColdStarting); });
+  recorder.add_column("instances_idle", [count] { return count(InstanceState::kIdle); });
+  recorder.add_column("instances_busy", [count] {
+    return count(InstanceState::kBusy) + count(InstanceState::kDraining);
+  });
+  recorder.add_column("running_requests",
+                      [this] { return static_cast<double>(running_requests_); });
+  recorder.add_column("instances_desired", [this] { return accounting_.desired(); });
+}
+
+json ControlPlane::summary_extra(Time end) const {
+  json applied = json::object(), rejected = json::object();
+  for (const auto& [k, n] : counts_.applied)
+    applied[k] = n;
+  for (const auto& [k, n] : counts_.rejected)
+    rejected[k] = n;
+  json out{{"batches", batches_},
+           {"decisions", {{"applied", applied}, {"rejected", rejected}}},
+           {"requests_dropped_at_gateway", dropped_}};
+  fleet_->write_summary(out, end);
+  cold_->write_summary(out);
+  accounting_.write_summary(out, end, fleet_->hosts(), instances_, fns_, view());
+  if (auto stats = policies_.autoscaler->statistics(); !stats.is_null()) {
+    out["autoscaler"] = std::move(stats);  // e.g. Flashpoint Fig. 6.2 / 8.10 per scale-up
+  }
+  return out;
+}
+
+}  // namespace sim::platform::serverless

@@ -1,0 +1,128 @@
+#pragma once
+/// The serverless control plane behind the ServerlessPlatform façade: the request path
+/// (gateway -> queue -> batcher -> dispatcher -> instance, request_path.cpp), the instance
+/// lifecycle (start, idle, stop, terminate, lifecycle.cpp) and the control loop (control_plane.cpp)
+/// that hands the policies a view and applies their decisions. The other jobs are parts it owns
+/// and that report back to it: the function table, the fleet (FleetEvents), cold starts (ready),
+/// Flashpoint's pipelines (exit, admit), feasibility and views (return values), and the
+/// statistics (Accounting, fed with events).
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "accounting.hpp"
+#include "cold_start.hpp"
+#include "fleet.hpp"
+#include "model.hpp"
+#include "pipeline.hpp"
+#include "sim/platform/platform.hpp"
+
+namespace sim::platform::serverless {
+
+struct BatchTimes;
+
+class ControlPlane final : private FleetEvents {
+ public:
+  ControlPlane(ServerlessConfig config, const gpu::ModelCatalog& catalog, PlatformContext context,
+               Policies policies);
+  ~ControlPlane() override;
+  ControlPlane(const ControlPlane&) = delete;
+  ControlPlane& operator=(const ControlPlane&) = delete;
+
+  void on_arrival(const traces::Arrival& arrival, std::uint64_t request_id);
+  [[nodiscard]] std::uint64_t requests_in_system() const { return queued() + running_requests_; }
+  void add_timeseries_columns(metrics::TimeSeriesRecorder& recorder);
+  [[nodiscard]] nlohmann::json summary_extra(Time end) const;
+  [[nodiscard]] policy::PlatformView view() const;
+  void apply(const policy::Decisions& decisions);
+
+  [[nodiscard]] const std::vector<ColdStartRecord>& cold_starts() const { return cold_->log(); }
+  [[nodiscard]] std::size_t live_instances() const { return instances_.size(); }
+  [[nodiscard]] std::uint64_t queued() const;
+  [[nodiscard]] std::uint64_t running() const { return running_requests_; }
+  [[nodiscard]] std::uint64_t dropped() const { return dropped_; }
+  [[nodiscard]] std::uint64_t completed() const { return completed_; }
+
+ private:
+  // FleetEvents.
+  void revocation_notice(int host) override;
+  std::uint64_t revoked(int host) override;
+  void releasing(int host) override;
+  void host_added(int host) override;
+
+  // Control loop (control_plane.cpp).
+  void tick();
+
+  // Request path (request_path.cpp).
+  void pump(Queue& q);
+  void pump_all();
+  // Per-node dispatch (DispatchScope::kNode): the gateway and the node queues.
+  Queue& route(Queue& cluster, int exclude_host);
+  Queue& node_queue(Queue& cluster, int host);
+  [[nodiscard]] bool routable(const Inst& inst) const;
+  [[nodiscard]] bool serves(const Inst& inst, const Queue& q) const;
+  void schedule_reroute();
+  void reroute_stranded();
+  void run_batch(Inst& inst, std::vector<Request> batch);
+  void finish_batch(InstanceId id, std::uint64_t batch_serial, const gpu::JobResult& result);
+  /// The one completion path: records the batch's requests (records.hpp).
+  void complete(const std::vector<Request>& batch, const BatchTimes& times);
+
+  // Instance lifecycle (lifecycle.cpp).
+  Inst* find(InstanceId id);
+  bool start_instance(Fn& fn, const policy::InstanceConfig& config,
+                      const std::optional<policy::Location>& location, policy::PlatformView& pv,
+                      bool warm = false, const PartSetup* part = nullptr);
+  void cold_start_ready(Inst& inst);
+  void became_idle(Inst& inst);
+  void stop_on_host(int host);
+  void stop(Inst& inst);
+  void terminate(Inst& inst);
+  void release_cold_start_memory(Inst& inst);
+
+  // Flashpoint's partitioned replicas (replicas.cpp).
+  bool start_partitioned(Fn& fn, const policy::InstanceConfig& config,
+                         const policy::PartitionSpec& spec, policy::PlatformView& pv);
+  void part_ready(Inst& inst);
+  void complete_model(InstanceId head);
+  void run_pipelined(Inst& head, Time now);
+  void head_admits(InstanceId head);
+  void end_replica(Inst& part);
+  void detach_pipeline(Inst& head);
+
+  ServerlessConfig config_;
+  const gpu::ModelCatalog& catalog_;
+  PlatformContext context_;
+  Policies policies_;
+  Simulation& sim_;
+
+  std::unique_ptr<net::Topology> topology_;
+  std::unique_ptr<net::FlowNetwork> flows_;
+  std::unique_ptr<net::TransferManager> transfers_;
+
+  DecisionCounts counts_;
+  Accounting accounting_;
+  std::unique_ptr<Fleet> fleet_;  ///< built once the topology is
+  Instances instances_;
+  std::unique_ptr<ColdStarts> cold_;
+  std::unique_ptr<Pipelines> pipelines_;  ///< with a network only
+
+  std::vector<std::unique_ptr<Fn>> fns_;          ///< by workload function id
+  std::vector<std::unique_ptr<Queue>> queues_;    ///< by first member function id
+  std::vector<Queue*> node_queues_;               ///< every node queue, in creation order
+  EventHandle reroute_;                           ///< pending reroute_stranded()
+  std::vector<std::unique_ptr<Inst>> graveyard_;  ///< terminated, freed at the next tick
+  InstanceId next_instance_ = 1;
+  std::uint64_t next_batch_ = 1;
+  bool planned_ = false;
+
+  // Counters for the summary.
+  std::uint64_t running_requests_ = 0;
+  std::uint64_t dropped_ = 0;
+  std::uint64_t completed_ = 0;
+  std::uint64_t batches_ = 0;
+};
+
+}  // namespace sim::platform::serverless

@@ -1,0 +1,185 @@
+// The instance lifecycle: start (warm or cold; a part of a partitioned replica is started
+// here too, by replicas.cpp), ready, idle with its keep-alive, stop (drain) and terminate.
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "control_plane.hpp"
+#include "execution.hpp"
+#include "feasibility.hpp"
+#include "view_builder.hpp"
+
+namespace sim::platform::serverless {
+
+Inst* ControlPlane::find(InstanceId id) {
+  const auto it = instances_.find(id);
+  return it == instances_.end() ? nullptr : it->second.get();
+}
+
+bool ControlPlane::start_instance(Fn& fn, const policy::InstanceConfig& config,
+                                  const std::optional<policy::Location>& location,
+                                  policy::PlatformView& pv, bool warm, const PartSetup* part) {
+  const double bytes = part != nullptr ? part->bytes : fn.bytes;
+  std::optional<policy::Location> loc = location;
+  if (!loc) {
+    const policy::FunctionView* fv = pv.function(fn.id);
+    policy::PlacementRequest req{fv, config};
+    loc = policies_.placement->place(req, pv);
+    if (!loc) {
+      ++counts_.rejected["start_unplaced"];
+      return false;
+    }
+  }
+  if (!fits(fn, config, *loc, bytes, fleet_->hosts(), instances_)) {
+    ++counts_.rejected["start_invalid"];
+    return false;
+  }
+  auto inst = std::make_unique<Inst>(sim_.now());
+  inst->id = next_instance_++;
+  inst->fn = &fn;
+  inst->config = config;
+  inst->loc = *loc;
+  auto& host = fleet_->host(loc->host);
+  // The instance's host memory is reserved for its whole cold start; cached models make room.
+  inst->boot.emplace();
+  inst->boot->bytes = bytes;
+  if (part != nullptr) {
+    inst->boot->load_s = part->load_s;
+    inst->replica = Replica{part->head, part->part, part->parts, {}, 0, 0.0};
+  }
+  inst->boot->host_bytes = bytes;
+  host.reserved_bytes += bytes;
+  accounting_.memory_changed(sim_.now(), bytes, 0.0);
+  host.cache.shrink_to(host.cache_capacity());
+  Execution e = reserve_execution(fn, config, *loc, inst->id, host, instances_, sim_, config_);
+  inst->unit = e.unit;
+  inst->own_unit = std::move(e.own_unit);
+  inst->device_gb = e.device_gb;
+  inst->cores = e.cores;
+  inst->window_gb = e.window_gb;
+  if (fn.spec.gpu) accounting_.memory_changed(sim_.now(), 0.0, inst->device_gb);
+  try {
+    inst->batch_latency_s = inst->unit->predict_solo_s(*fn.model, config.max_batch);
+  } catch (const std::invalid_argument&) {
+    // The profile cannot predict this unit (e.g. no RDF for the MIG slice): unknown, 0. The
+    // batch itself reports the same error if it ever runs there.
+    inst->batch_latency_s = 0.0;
+  }
+  if (warm && part == nullptr) {
+    // StartInstance::warm: ready at once with the model's bytes in its host's memory.
+    fn.instances.insert(inst->id);
+    Inst& w = *inst;
+    instances_.emplace(inst->id, std::move(inst));
+    ++counts_.applied["start_warm"];
+    release_cold_start_memory(w);
+    host.cache.insert(fn.spec.model, fn.bytes, host.cache_capacity());
+    w.life.transition(InstanceEvent::kReady, sim_.now());
+    pv.hosts = hosts_view(fleet_->hosts());
+    became_idle(w);
+    return true;
+  }
+  fn.instances.insert(inst->id);
+  Inst& ref = *inst;
+  instances_.emplace(inst->id, std::move(inst));
+  ++counts_.applied["start"];
+  pv.hosts = hosts_view(fleet_->hosts());
+  cold_->begin(ref);
+  return true;
+}
+
+// The cold start of `inst` is over: the model is on its device.
+void ControlPlane::cold_start_ready(Inst& inst) {
+  const Time now = sim_.now();
+  release_cold_start_memory(inst);
+  inst.life.transition(InstanceEvent::kReady, now);
+  if (inst.stop_after_batch || !fleet_->host(inst.loc.host).available) {
+    terminate(inst);
+    return;
+  }
+  if (inst.replica) {
+    part_ready(inst);
+    return;
+  }
+  became_idle(inst);
+}
+
+void ControlPlane::became_idle(Inst& inst) {
+  Fn& fn = *inst.fn;
+  const InstanceId id = inst.id;
+  fn.queue->idle.insert(id);
+  pump(*fn.queue);
+  if (config_.dispatch_scope == DispatchScope::kNode) {
+    // The cluster queue first (requests that arrived before any node hosted the function),
+    // then the instance's node queue.
+    if (Inst* x = find(id); x != nullptr && x->life.state() == InstanceState::kIdle) {
+      Queue& nq = node_queue(*fn.queue, x->loc.host);
+      nq.idle.insert(id);
+      pump(nq);
+    }
+  }
+  Inst* i = find(id);
+  if (i == nullptr || i->life.state() != InstanceState::kIdle) return;
+  const Time timeout = policies_.keep_alive->idle_timeout(instance_view(*i), function_view(fn));
+  if (timeout == Time::max()) return;
+  i->timer = sim_.schedule_in(std::max(timeout, Time::zero()), [this, id] {
+    if (Inst* x = find(id); x != nullptr && x->life.state() == InstanceState::kIdle) {
+      ++counts_.applied["keep_alive_expiry"];
+      terminate(*x);
+    }
+  });
+}
+
+void ControlPlane::stop_on_host(int host) {
+  // Instances drain: idle and cold-starting ones stop now, busy ones after their batch.
+  std::vector<InstanceId> ids;
+  for (const auto& [id, inst] : instances_)
+    if (inst->loc.host == host) ids.push_back(id);
+  for (const auto id : ids)
+    if (Inst* i = find(id)) stop(*i);
+}
+
+void ControlPlane::release_cold_start_memory(Inst& inst) {
+  if (!inst.boot) return;
+  const double bytes = inst.boot->host_bytes;
+  inst.boot.reset();
+  if (bytes <= 0) return;
+  auto& host = fleet_->host(inst.loc.host);
+  host.reserved_bytes -= bytes;
+  accounting_.memory_changed(sim_.now(), -bytes, 0.0);
+}
+
+void ControlPlane::stop(Inst& inst) {
+  schedule_reroute();
+  if (inst.life.state() == InstanceState::kBusy || inst.life.state() == InstanceState::kDraining) {
+    inst.life.transition(InstanceEvent::kDrain, sim_.now());
+    inst.stop_after_batch = true;
+    return;
+  }
+  terminate(inst);
+}
+
+void ControlPlane::terminate(Inst& inst) {
+  const Time now = sim_.now();
+  if (inst.replica) end_replica(inst);
+  inst.timer.cancel();
+  inst.admit.cancel();
+  detach_pipeline(inst);
+  cold_->cancel(inst);
+  release_cold_start_memory(inst);
+  auto& host = fleet_->host(inst.loc.host);
+  if (inst.fn->spec.gpu) {
+    host.gpus[static_cast<std::size_t>(inst.loc.gpu)]->release(inst.loc.slice, inst.device_gb);
+    accounting_.memory_changed(now, 0.0, -inst.device_gb);
+  }
+  host.reserved_cores -= inst.cores;
+  accounting_.instance_ended(inst, now);
+  inst.life.transition(InstanceEvent::kTerminate, now);
+  inst.fn->instances.erase(inst.id);
+  schedule_reroute();
+  auto node = instances_.extract(inst.id);
+  // Freed at the next tick: terminate() may run inside a callback of the instance's own unit.
+  graveyard_.push_back(std::move(node.mapped()));
+}
+
+}  // namespace sim::platform::serverless

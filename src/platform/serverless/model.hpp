@@ -1,0 +1,190 @@
+#pragma once
+/// The serverless control plane's private data model, shared by its parts: a request in a
+/// queue, a queue, a resolved function, an instance, the decision counters. Plain structs with
+/// no behaviour; the part that owns each job changes them (see serverless_platform.hpp).
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "sim/cluster/host.hpp"
+#include "sim/engine/simulation.hpp"
+#include "sim/gpu_models/execution_unit.hpp"
+#include "sim/gpu_models/model_catalog.hpp"
+#include "sim/network/transfer_manager.hpp"
+#include "sim/platform/request_queue.hpp"
+#include "sim/platform/serverless_config.hpp"
+#include "sim/traces/arrival_source.hpp"
+
+namespace sim::platform::serverless {
+
+using policy::InstanceId;
+using policy::InstanceState;
+
+struct Fn;
+
+struct Request {
+  traces::Arrival arrival;
+  std::uint64_t id = 0;
+  Time timeout;
+};
+
+/// A queue with its batcher wake-up: one per function, or one per queue group
+/// (FunctionSpec::queue_group) shared by the group's functions.
+struct Queue {
+  RequestQueue<Request> requests;
+  std::vector<Fn*> members;  ///< by function id
+  /// Instances of the members that may be dispatchable (idle and not held), by id: an instance
+  /// enters when it becomes idle and leaves when a dispatch finds it no longer dispatchable, so
+  /// a dispatch scans the idle instances only, not every live one.
+  std::set<InstanceId> idle;
+  EventHandle wake;
+  Time wake_at;
+  int host = -1;                                ///< a node queue's host; -1: the cluster-wide queue
+  Queue* cluster = nullptr;                     ///< a node queue's cluster-wide queue
+  std::map<int, std::unique_ptr<Queue>> nodes;  ///< cluster queue under kNode: by host
+  std::size_t next = 0;                         ///< the gateway's round-robin position
+};
+
+/// A workload function resolved against the catalog (function_table.hpp builds them).
+struct Fn {
+  FunctionSpec spec;
+  std::uint32_t id = 0;
+  const gpu::ModelProfile* model = nullptr;
+  double bytes = 0.0;
+  double device_gb = 0.0;
+  double batch_latency_s = 0.0;
+  Queue* queue = nullptr;
+  std::size_t queued = 0;   ///< requests of this function in its queue
+  std::deque<Time> recent;  ///< arrival times within the longest rate window
+  std::uint64_t arrivals = 0;
+  std::uint64_t strict_arrivals = 0;
+  std::uint64_t dequeued = 0;    ///< requests taken into batches
+  double dequeued_wait_s = 0.0;  ///< their summed queue waits
+  std::set<InstanceId> instances;  ///< live instances, by id
+  std::map<std::uint32_t, Time> timeout_by_app;
+  std::vector<policy::LayerView> layers;  ///< per-layer costs (models with a layer profile)
+  std::vector<double> layer_share;        ///< each layer's share of the model's bytes
+};
+
+/// What a part of a partitioned replica changes in an instance's cold start.
+struct PartSetup {
+  double bytes = 0.0;
+  double load_s = 0.0;
+  InstanceId head = 0;  ///< 0: this part is the head
+  int part = 0;
+  int parts = 1;
+};
+
+/// What happens to an instance (docs/policy-authors.md "Instance states").
+enum class InstanceEvent : std::uint8_t {
+  kReady,       ///< its model is on the device (again, for a whole partitioned replica)
+  kDispatched,  ///< it took a batch
+  kBatchDone,   ///< its batch finished (a pipeline: its first part is free again)
+  kDrain,       ///< stop after the batch it runs
+  kTerminate
+};
+
+/// An instance's state and timestamps. transition() is their only writer, and it rejects
+/// events the state does not allow (std::logic_error: a bug in the control plane).
+class Lifecycle {
+ public:
+  explicit Lifecycle(Time created) : created_(created), state_since_(created) {}
+
+  void transition(InstanceEvent event, Time now);
+
+  [[nodiscard]] InstanceState state() const { return state_; }
+  [[nodiscard]] Time created() const { return created_; }
+  [[nodiscard]] Time state_since() const { return state_since_; }
+  /// When it last became ready (zero while cold-starting).
+  [[nodiscard]] Time ready_at() const { return ready_at_; }
+  /// When it last became idle.
+  [[nodiscard]] Time idle_since() const { return idle_since_; }
+
+ private:
+  InstanceState state_ = InstanceState::kColdStarting;
+  Time created_;
+  Time state_since_;
+  Time ready_at_;
+  Time idle_since_;
+};
+
+/// An instance's cold start while it lasts (cold_start.hpp runs it).
+struct Boot {
+  double host_bytes = 0.0;  ///< host memory reserved during the cold start
+  std::size_t log = 0;      ///< index into the cold-start log
+  std::string stage;        ///< cold-start stage in progress
+  Time stage_since;
+  std::optional<net::TransferManager::RequestId> transfer;
+  bool skip_load = false;  ///< SourceChoice::loaded: the host keeps the model loaded
+  double bytes = 0.0;      ///< bytes its cold start moves (a part: its share of the model)
+  double load_s = -1.0;    ///< a part's load stage; < 0: the model's
+};
+
+/// A part of a partitioned replica (Flashpoint §4.2): every part is an instance on its own GPU;
+/// the head (part 0) takes the requests and runs them through the pipeline.
+struct Replica {
+  InstanceId head = 0;  ///< parts 1..p-1: the head's id
+  int part = 0;
+  int parts = 1;
+  std::vector<InstanceId> members;  ///< head: parts 1..p-1
+  int parts_waiting = 0;            ///< head: parts still cold-starting (itself included)
+  double completion_s = 0.0;        ///< head: model completion after the replica is ready
+};
+
+struct Inst {
+  explicit Inst(Time created) : life(created) {}
+
+  InstanceId id = 0;
+  Fn* fn = nullptr;
+  Lifecycle life;
+  policy::InstanceConfig config;
+  policy::Location loc;
+  std::uint64_t batches = 0;
+  double batch_latency_s = 0.0;  ///< solo latency of max_batch on its unit
+  double device_gb = 0.0;        ///< GPU memory reserved for its lifetime
+  double cores = 0.0;            ///< host cores reserved for its lifetime
+  double window_gb = 0.0;        ///< time-sliced: window start within the cycle, in GB units
+  gpu::ExecutionUnit* unit = nullptr;
+  std::unique_ptr<gpu::ExecutionUnit> own_unit;  ///< CPU, time-sliced, operator-profile
+  EventHandle timer;                             ///< keep-alive or cold-start stage
+  bool stop_after_batch = false;
+  /// Its cold start, from its start until the host memory it reserved is released (at once
+  /// for a warm start).
+  std::optional<Boot> boot;
+  /// A part of a partitioned replica; none for a full instance (or after model completion).
+  std::optional<Replica> replica;
+  /// Its part of a partitioned replica; -1: a full instance.
+  [[nodiscard]] int part() const { return replica ? replica->part : -1; }
+  bool held = false;                 ///< ready but not dispatchable (a part of a replica)
+  double pipeline_interval_s = 0.0;  ///< head: max(E, N), a new request every this long
+  double pipeline_latency_s = 0.0;   ///< head: I = execution + transfers (0: not pipelined)
+  std::uint64_t pipeline = 0;        ///< head with a network: its Pipeline (0: fixed times)
+  EventHandle admit;
+  std::vector<Request> batch;
+  std::uint64_t batch_serial = 0;
+  Time dispatch;
+  Time avail;
+};
+
+using Instances = std::map<InstanceId, std::unique_ptr<Inst>>;
+using Hosts = std::vector<std::unique_ptr<cluster::Host>>;
+
+/// Decisions applied and rejected, by kind (the summary's "decisions" block); every part that
+/// checks a decision counts it here.
+struct DecisionCounts {
+  std::map<std::string, std::uint64_t> applied;
+  std::map<std::string, std::uint64_t> rejected;
+};
+
+/// Time to move `bytes` at `bps` bits per second, rounded up to the next tick.
+inline Time transfer_time(double bytes, double bps) {
+  return bytes <= 0 ? Time::zero() : ceil_seconds(bytes * 8.0 / bps);
+}
+
+}  // namespace sim::platform::serverless

@@ -1,0 +1,32 @@
+#pragma once
+/// INFless operator-profile instances (cpu_threads > 0): the CPU threads and SM shares they
+/// held over time and the unallocated share of the servers that hold any (INFless Fig. 17b,
+/// Table 4). Fed with instance and tick events; writes the summary's operator_instances block
+/// only when such instances ran, so other scenarios' summaries are unchanged.
+
+#include <cstdint>
+
+#include <nlohmann/json.hpp>
+
+#include "model.hpp"
+#include "sim/policy/platform_view.hpp"
+
+namespace sim::platform::serverless {
+
+class OperatorStats {
+ public:
+  void instance_ended(const Inst& inst, Time now);
+  /// A control tick's view: samples the free CPU and SM shares.
+  void tick(const policy::PlatformView& v);
+  void write_summary(nlohmann::json& out, Time end, const Instances& instances) const;
+
+ private:
+  std::uint64_t instances_ended_ = 0;
+  double thread_seconds_ = 0.0;  ///< of terminated instances
+  double share_seconds_ = 0.0;
+  double free_cpu_sum_ = 0.0;
+  double free_gpu_sum_ = 0.0;
+  std::uint64_t samples_ = 0;
+};
+
+}  // namespace sim::platform::serverless

@@ -1,0 +1,71 @@
+#pragma once
+/// Pipelined partitioned replicas with a network (Flashpoint thesis §4.2.1, Fig. 4.6, Table
+/// 4.1): a blocking flow shop of 2p - 1 stations, part 0, cut 0, part 1, ..., part p-1. A part's
+/// station executes its layers (E_k, the layer profile's execution times, as without a
+/// network); a cut's station sends the cut layer's output (output bytes x batch size) from the
+/// part's host NIC to the next part's as a flow on the FlowNetwork, so it shares links with (and
+/// slows) cold-start downloads (N_k). Parts on one host use no network: the hop takes the output
+/// bytes x batch size at host_bandwidth (the time used without a network). Every station holds
+/// one batch; a station that finished passes its batch on only when the next one is empty
+/// (backpressure), and the head takes a new batch only when part 0 is empty.
+/// With identical batches and no contention, a blocking flow shop admits one batch every
+/// max over stations = max(E, N) (eq. 4.3), and an unobstructed batch leaves the last part
+/// I = sum E_k + sum N_k after its dispatch (eq. 4.4 with x = 1): the fixed-time model's numbers.
+/// Batches in flight finish even if the replica stops meanwhile (as without a network).
+///
+/// Reports upward: `exit` when a batch leaves the last part, `admit` when part 0 is free.
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "model.hpp"
+#include "sim/network/flow_network.hpp"
+
+namespace sim::platform::serverless {
+
+/// A batch in a pipeline and what its requests' records need.
+struct PipelineBatch {
+  std::vector<Request> requests;
+  Time dispatch;
+  Time avail;
+  Time ready_at;
+  int device = -1;
+};
+
+class Pipelines {
+ public:
+  Pipelines(Simulation& sim, Hosts& hosts, net::FlowNetwork& flows,
+            std::function<void(InstanceId head, PipelineBatch batch)> exit,
+            std::function<void(InstanceId head)> admit);
+  ~Pipelines();
+
+  /// A pipeline for the replica headed by `head` of `fn`, cut after the layers `cut_after`, its
+  /// parts at `locs`; returns its serial (> 0).
+  std::uint64_t make(InstanceId head, const Fn& fn, const std::vector<int>& cut_after,
+                     const std::vector<policy::Location>& locs);
+  /// Starts `batch` at part 0 (empty: the head was idle).
+  void submit(std::uint64_t serial, PipelineBatch batch);
+  /// The head is gone or completed: the pipeline drains, then goes.
+  void detach(std::uint64_t serial);
+
+ private:
+  struct Pipeline;
+
+  void work(std::uint64_t pipeline, std::size_t station);
+  void done(std::uint64_t pipeline, std::size_t station);
+  void advance(std::uint64_t pipeline, std::size_t station);
+
+  Simulation& sim_;
+  Hosts& hosts_;
+  net::FlowNetwork& flows_;
+  std::function<void(InstanceId, PipelineBatch)> exit_;
+  std::function<void(InstanceId)> admit_;
+  std::map<std::uint64_t, std::unique_ptr<Pipeline>> pipelines_;  ///< by serial
+  std::uint64_t next_ = 1;
+};
+
+}  // namespace sim::platform::serverless

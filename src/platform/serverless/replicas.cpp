@@ -1,0 +1,186 @@
+// Flashpoint's partitioned replicas (§4.2): starting the parts, the replica becoming ready
+// when its last part is, model completion (§4.2.5), its batches through the pipeline (fixed
+// times without a network, Pipelines with one), and its end as a whole.
+
+#include <algorithm>
+
+#include "control_plane.hpp"
+#include "feasibility.hpp"
+#include "partition_plan.hpp"
+#include "records.hpp"
+
+namespace sim::platform::serverless {
+
+bool ControlPlane::start_partitioned(Fn& fn, const policy::InstanceConfig& config,
+                                     const policy::PartitionSpec& spec, policy::PlatformView& pv) {
+  auto plan = plan_partition(fn, spec, config_.host_bps, config_.pcie_bps);
+  if (!plan) {
+    ++counts_.rejected["start_invalid"];
+    return false;
+  }
+  std::vector<PartSetup>& setup = plan->parts;
+  const int parts = static_cast<int>(setup.size());
+  // Place every part first (the view is updated after each), then start them.
+  std::vector<policy::Location> locs;
+  policy::PlatformView trial = pv;
+  for (int p = 0; p < parts; ++p) {
+    const policy::FunctionView* fv = trial.function(fn.id);
+    auto loc = policies_.placement->place({fv, config}, trial);
+    if (!loc ||
+        !fits(fn, config, *loc, setup[static_cast<std::size_t>(p)].bytes, fleet_->hosts(),
+              instances_) ||
+        std::find(locs.begin(), locs.end(), *loc) != locs.end()) {
+      ++counts_.rejected["start_unplaced"];
+      return false;
+    }
+    locs.push_back(*loc);
+    // Mark the GPU taken in the trial view so the next part goes elsewhere.
+    auto& g =
+        trial.hosts[static_cast<std::size_t>(loc->host)].gpus[static_cast<std::size_t>(loc->gpu)];
+    ++g.instances;
+    g.memory_free_gb -= fn.device_gb;
+    policy::InstanceView iv;
+    iv.function = fn.id;
+    iv.location = *loc;
+    trial.instances.push_back(iv);
+  }
+  InstanceId head = 0;
+  for (int p = 0; p < parts; ++p) {
+    auto& ps = setup[static_cast<std::size_t>(p)];
+    ps.head = head;
+    if (!start_instance(fn, config, locs[static_cast<std::size_t>(p)], pv, false, &ps)) {
+      // Cannot happen after fits(); stop what was started.
+      if (Inst* h = find(head)) terminate(*h);
+      return false;
+    }
+    const InstanceId id = next_instance_ - 1;
+    if (p == 0) {
+      head = id;
+      Inst& h = *find(id);
+      h.replica->parts_waiting = parts;
+      h.pipeline_interval_s = plan->interval_s;
+      h.pipeline_latency_s = plan->latency_s;
+      h.batch_latency_s = plan->latency_s;
+      h.replica->completion_s = plan->completion_s;
+    } else {
+      find(head)->replica->members.push_back(id);
+    }
+  }
+  if (pipelines_) {
+    Inst& h = *find(head);
+    h.pipeline = pipelines_->make(head, fn, spec.cut_after, locs);
+  }
+  ++counts_.applied["start_partitioned"];
+  accounting_.partitioned_started(parts);
+  return true;
+}
+
+void ControlPlane::part_ready(Inst& inst) {
+  // Every part waits (held) until the whole replica is ready; then only the head serves.
+  inst.held = true;
+  Inst* head = inst.replica->head == 0 ? &inst : find(inst.replica->head);
+  if (head == nullptr || !head->replica) return;
+  if (--head->replica->parts_waiting > 0) return;
+  head->held = false;
+  head->life.transition(InstanceEvent::kReady, sim_.now());
+  const InstanceId hid = head->id;
+  if (const double completion_s = head->replica->completion_s; completion_s >= 0) {
+    head->timer.cancel();
+    sim_.schedule_in(ceil_seconds(completion_s), [this, hid] { complete_model(hid); });
+  }
+  became_idle(*head);
+}
+
+void ControlPlane::complete_model(InstanceId hid) {
+  Inst* head = find(hid);
+  if (head == nullptr || head->part() != 0) return;
+  // Model completion (§4.2.5): every part now holds the full model and serves on its own.
+  std::vector<InstanceId> parts = head->replica->members;
+  parts.insert(parts.begin(), hid);
+  for (const InstanceId id : parts) {
+    Inst* i = find(id);
+    if (i == nullptr) continue;
+    auto& host = fleet_->host(i->loc.host);
+    host.cache.insert(i->fn->spec.model, i->fn->bytes, host.cache_capacity());
+    i->replica.reset();
+    i->held = false;
+    i->pipeline_latency_s = i->pipeline_interval_s = 0.0;
+    detach_pipeline(*i);  // batches in flight drain through it
+    i->batch_latency_s = i->unit->predict_solo_s(*i->fn->model, i->config.max_batch);
+  }
+  ++counts_.applied["model_completion"];
+  for (const InstanceId id : parts) {
+    Inst* i = find(id);
+    if (i != nullptr && i->life.state() == InstanceState::kIdle) {
+      // The head has been ready since its replica was; the other parts become ready now.
+      if (id != hid) i->life.transition(InstanceEvent::kReady, sim_.now());
+      became_idle(*i);
+    }
+  }
+}
+
+// A batch of a pipelined partitioned replica's head (inst.batch, dispatched at `now`).
+void ControlPlane::run_pipelined(Inst& inst, Time now) {
+  if (inst.pipeline != 0) {
+    // With a network: through the stations of its Pipeline (part 0 is empty: the head was idle).
+    pipelines_->submit(inst.pipeline,
+                       PipelineBatch{std::move(inst.batch), now, inst.avail, inst.life.ready_at(),
+                                     fleet_->global_gpu(inst.loc)});
+    inst.batch.clear();
+    return;
+  }
+  // Flashpoint §4.2.1, eq. 4.3-4.4: a pipelined partitioned replica takes the next request
+  // once its bottleneck stage passed this one on (max(E, N) later); this one leaves the
+  // last part I later. Transfers between parts take output bytes / host_bandwidth.
+  const InstanceId hid = inst.id;
+  const Time ready = inst.life.ready_at();
+  const int device = fleet_->global_gpu(inst.loc);
+  sim_.schedule_in(ceil_seconds(inst.pipeline_latency_s),
+                   [this, b = std::move(inst.batch), now, avail = inst.avail, ready, device] {
+                     const auto n = static_cast<std::uint32_t>(b.size());
+                     complete(b, {now, avail, ready, now, sim_.now(), n, device, -1});
+                   });
+  inst.batch.clear();
+  inst.admit =
+      sim_.schedule_in(ceil_seconds(inst.pipeline_interval_s), [this, hid] { head_admits(hid); });
+}
+
+// The head of a pipelined replica can take the next batch (its first part passed the last on).
+void ControlPlane::head_admits(InstanceId hid) {
+  Inst* h = find(hid);
+  if (h == nullptr) return;
+  ++h->batches;
+  h->life.transition(InstanceEvent::kBatchDone, sim_.now());
+  if (h->stop_after_batch || !fleet_->host(h->loc.host).available) {
+    terminate(*h);
+    return;
+  }
+  became_idle(*h);
+}
+
+// A partitioned replica lives and dies as a whole: when one part goes, the other parts go too.
+void ControlPlane::end_replica(Inst& inst) {
+  std::vector<InstanceId> group;
+  const InstanceId hid = inst.replica->part == 0 ? inst.id : inst.replica->head;
+  if (Inst* h = find(hid)) {
+    if (h->replica) group = std::move(h->replica->members);
+    group.push_back(hid);
+    if (h->replica) h->replica->members.clear();
+  }
+  inst.replica.reset();
+  for (const InstanceId id : group) {
+    Inst* g = find(id);
+    if (g == nullptr || g == &inst) continue;
+    g->replica.reset();
+    terminate(*g);
+  }
+}
+
+void ControlPlane::detach_pipeline(Inst& head) {
+  if (head.pipeline == 0) return;
+  const std::uint64_t serial = head.pipeline;
+  head.pipeline = 0;
+  pipelines_->detach(serial);
+}
+
+}  // namespace sim::platform::serverless

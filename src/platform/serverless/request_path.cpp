@@ -1,0 +1,273 @@
+// The request path: gateway (per-node routing under DispatchScope::kNode), queues, batcher,
+// dispatcher, and a batch's run and completion on an instance's execution unit (a pipelined
+// replica runs its batches through replicas.cpp; both complete through complete()).
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "control_plane.hpp"
+#include "records.hpp"
+#include "view_builder.hpp"
+
+namespace sim::platform::serverless {
+
+void ControlPlane::on_arrival(const traces::Arrival& arrival, std::uint64_t request_id) {
+  Fn& fn = *fns_.at(arrival.function);
+  ++fn.arrivals;
+  if (arrival.cls == traces::RequestClass::kStrict) ++fn.strict_arrivals;
+  fn.recent.push_back(arrival.time);
+  Queue& q = route(*fn.queue, -1);
+  if (q.requests.size() >= config_.queue_capacity) {
+    ++dropped_;
+    context_.record(dropped_record(arrival, request_id, sim_.now()));
+    return;
+  }
+  const auto t = fn.timeout_by_app.find(arrival.application);
+  const Time timeout = t == fn.timeout_by_app.end() ? fn.spec.batch_timeout : t->second;
+  q.requests.push_back({arrival, request_id, timeout}, {request_id, arrival.time, arrival.cls,
+                                                        arrival.application, arrival.slo, timeout});
+  ++fn.queued;
+  pump(q);
+}
+
+void ControlPlane::pump_all() {
+  for (auto& q : queues_)
+    if (!q->requests.empty()) pump(*q);
+  for (std::size_t k = 0; k < node_queues_.size(); ++k)
+    if (!node_queues_[k]->requests.empty()) pump(*node_queues_[k]);
+}
+
+// Per-node dispatch. An instance is routable while it is (or will be) able to take a batch on
+// an available host; requests routed to a node wait there for that node's instances.
+bool ControlPlane::routable(const Inst& inst) const {
+  const bool live = inst.life.state() == InstanceState::kColdStarting ||
+                    inst.life.state() == InstanceState::kIdle ||
+                    inst.life.state() == InstanceState::kBusy;
+  return live && inst.part() <= 0 && fleet_->host(inst.loc.host).available;
+}
+
+bool ControlPlane::serves(const Inst& inst, const Queue& q) const {
+  if (q.host < 0) return inst.fn->queue == &q;
+  return inst.fn->queue == q.cluster && inst.loc.host == q.host;
+}
+
+Queue& ControlPlane::node_queue(Queue& cluster, int host) {
+  auto& slot = cluster.nodes[host];
+  if (!slot) {
+    slot = std::make_unique<Queue>();
+    slot->members = cluster.members;
+    slot->host = host;
+    slot->cluster = &cluster;
+    node_queues_.push_back(slot.get());
+  }
+  return *slot;
+}
+
+Queue& ControlPlane::route(Queue& cluster, int exclude_host) {
+  if (config_.dispatch_scope == DispatchScope::kCluster) return cluster;
+  // Hosts with a routable instance of the group: instances and busy instances (by host).
+  std::map<int, std::pair<int, int>> hosts;
+  for (const Fn* f : cluster.members) {
+    for (const InstanceId id : f->instances) {
+      const auto it = instances_.find(id);
+      if (it == instances_.end() || !routable(*it->second)) continue;
+      const Inst& i = *it->second;
+      if (i.loc.host == exclude_host) continue;
+      auto& [n, busy] = hosts[i.loc.host];
+      ++n;
+      if (i.life.state() == InstanceState::kBusy) ++busy;
+    }
+  }
+  // No node hosts the function yet: the request waits in the cluster queue, which the first
+  // instances to become idle drain before their node's queue.
+  if (hosts.empty()) return cluster;
+  int chosen = hosts.begin()->first;
+  if (config_.gateway == GatewayRoute::kRoundRobin) {
+    auto it = hosts.begin();
+    std::advance(it, static_cast<std::ptrdiff_t>(cluster.next++ % hosts.size()));
+    chosen = it->first;
+  } else {
+    // Least loaded: (queued + running batches) per routable instance; ties to the lower host.
+    double best = 0.0;
+    bool first = true;
+    for (const auto& [h, counts] : hosts) {
+      const auto q = cluster.nodes.find(h);
+      const double queued =
+          q == cluster.nodes.end() ? 0.0 : static_cast<double>(q->second->requests.size());
+      const double load = (queued + counts.second) / static_cast<double>(counts.first);
+      if (first || load < best) {
+        best = load;
+        chosen = h;
+        first = false;
+      }
+    }
+  }
+  return node_queue(cluster, chosen);
+}
+
+void ControlPlane::schedule_reroute() {
+  if (config_.dispatch_scope == DispatchScope::kCluster || reroute_.pending()) return;
+  // Deferred: stop() and terminate() may run inside a unit's callback.
+  reroute_ = sim_.schedule_in(Time::zero(), [this] { reroute_stranded(); });
+}
+
+void ControlPlane::reroute_stranded() {
+  // A node queue whose node no longer has a routable instance of its group would strand its
+  // requests: they go back through the gateway, in arrival order.
+  std::vector<Queue*> touched;  // in first-touch order, so that pumping is deterministic
+  for (std::size_t k = 0; k < node_queues_.size(); ++k) {
+    Queue& nq = *node_queues_[k];
+    if (nq.requests.empty()) continue;
+    bool hosted = false;
+    for (const Fn* f : nq.members) {
+      for (const InstanceId id : f->instances) {
+        const auto it = instances_.find(id);
+        hosted = hosted || (it != instances_.end() && routable(*it->second) &&
+                            it->second->loc.host == nq.host);
+      }
+    }
+    if (hosted) continue;
+    std::vector<std::size_t> all(nq.requests.size());
+    for (std::size_t i = 0; i < all.size(); ++i)
+      all[i] = i;
+    for (Request& r : nq.requests.take(all)) {
+      Queue& to = route(*nq.cluster, nq.host);
+      const policy::QueuedRequest v{
+          r.id, r.arrival.time, r.arrival.cls, r.arrival.application, r.arrival.slo, r.timeout};
+      to.requests.push_back(std::move(r), v);
+      if (std::find(touched.begin(), touched.end(), &to) == touched.end()) touched.push_back(&to);
+    }
+  }
+  for (Queue* q : touched)
+    pump(*q);
+}
+
+void ControlPlane::pump(Queue& q) {
+  // The batcher sees at most this many of the oldest requests, so that a long backlog does
+  // not make every dispatch cost O(queue).
+  constexpr std::size_t kBatcherWindow = 4096;
+  std::vector<policy::InstanceView> idle;
+  std::vector<std::size_t> order;
+  std::vector<bool> taken;
+  const std::uint32_t fid = q.members.front()->id;
+  while (!q.requests.empty()) {
+    idle.clear();
+    int max_batch = 0;
+    for (auto it = q.idle.begin(); it != q.idle.end();) {
+      const Inst* i = find(*it);
+      if (i == nullptr || i->life.state() != InstanceState::kIdle || i->held) {
+        it = q.idle.erase(it);
+        continue;
+      }
+      ++it;
+      if (!fleet_->host(i->loc.host).available) continue;
+      idle.push_back(instance_view(*i));
+      max_batch = std::max(max_batch, i->config.max_batch);
+    }
+    if (idle.empty()) return;
+    const std::size_t n = std::min(q.requests.size(), kBatcherWindow);
+    const auto qv = q.requests.window(n);
+    const policy::BatchQueueView bv{sim_.now(), fid, max_batch, qv};
+    auto decision = policies_.batcher->select(bv);
+    if (decision.take.empty()) {
+      if (decision.retry_at && *decision.retry_at > sim_.now() &&
+          (!q.wake.pending() || q.wake_at > *decision.retry_at)) {
+        q.wake.cancel();
+        q.wake_at = *decision.retry_at;
+        Queue* qp = &q;
+        q.wake = sim_.schedule_at(q.wake_at, [this, qp] { pump(*qp); });
+      }
+      return;
+    }
+    std::optional<policy::PlatformView> pv;
+    if (policies_.dispatcher->wants_platform_view()) pv = view();
+    const policy::DispatchView dv{sim_.now(), fid, idle, qv, decision.take, pv ? &*pv : nullptr};
+    const auto chosen = policies_.dispatcher->choose(dv);
+    if (!chosen) return;
+    Inst* inst = find(*chosen);
+    if (inst == nullptr || !serves(*inst, q) || inst->life.state() != InstanceState::kIdle) {
+      ++counts_.rejected["dispatch"];
+      return;
+    }
+    // Validate the batch: indices in range, no repeats, at most the instance's batch size.
+    taken.assign(n, false);
+    order.clear();
+    for (const auto k : decision.take) {
+      if (k >= n || taken[k]) {
+        throw std::logic_error("batcher returned an invalid or repeated queue index");
+      }
+      if (order.size() == static_cast<std::size_t>(inst->config.max_batch)) break;
+      taken[k] = true;
+      order.push_back(k);
+    }
+    std::vector<Request> batch = q.requests.take(order);
+    for (const Request& r : batch) {
+      Fn& rf = *fns_[r.arrival.function];
+      --rf.queued;
+      ++rf.dequeued;
+      rf.dequeued_wait_s += (sim_.now() - r.arrival.time).to_seconds();
+    }
+    run_batch(*inst, std::move(batch));
+  }
+}
+
+void ControlPlane::run_batch(Inst& inst, std::vector<Request> batch) {
+  const Time now = sim_.now();
+  inst.timer.cancel();
+  inst.life.transition(InstanceEvent::kDispatched, now);
+  inst.dispatch = now;
+  inst.avail = inst.life.idle_since();
+  inst.batch = std::move(batch);
+  inst.batch_serial = next_batch_++;
+  running_requests_ += inst.batch.size();
+  ++batches_;
+  if (inst.pipeline != 0 || inst.pipeline_latency_s > 0) {
+    run_pipelined(inst, now);
+    return;
+  }
+  if (inst.loc.gpu >= 0) {
+    fleet_->host(inst.loc.host).gpus[static_cast<std::size_t>(inst.loc.gpu)]->batch_started(now);
+  }
+  gpu::BatchJob job;
+  job.id = inst.batch_serial;
+  job.model = inst.fn->model;
+  job.batch = static_cast<int>(inst.batch.size());
+  job.sm_cap = inst.config.gpu_share;
+  const InstanceId id = inst.id;
+  const std::uint64_t serial = inst.batch_serial;
+  job.on_complete = [this, id, serial](const gpu::JobResult& r) { finish_batch(id, serial, r); };
+  inst.unit->submit(std::move(job));
+}
+
+void ControlPlane::finish_batch(InstanceId id, std::uint64_t serial, const gpu::JobResult& result) {
+  Inst* inst = find(id);
+  if (inst == nullptr || inst->batch_serial != serial) {
+    throw std::logic_error("batch completion for an unknown instance");
+  }
+  const Time now = sim_.now();
+  const int device = inst->loc.gpu >= 0 ? fleet_->global_gpu(inst->loc) : -1;
+  complete(inst->batch,
+           {inst->dispatch, inst->avail, inst->life.ready_at(), result.started, result.finished,
+            static_cast<std::uint32_t>(inst->batch.size()), device, inst->loc.slice});
+  accounting_.batch_finished(*inst, result);
+  cluster::Host& host = fleet_->host(inst->loc.host);
+  if (inst->loc.gpu >= 0) host.gpus[static_cast<std::size_t>(inst->loc.gpu)]->batch_finished(now);
+  inst->batch.clear();
+  ++inst->batches;
+  inst->life.transition(InstanceEvent::kBatchDone, now);
+  if (inst->stop_after_batch || !host.available) {
+    terminate(*inst);
+    return;
+  }
+  became_idle(*inst);
+}
+
+void ControlPlane::complete(const std::vector<Request>& batch, const BatchTimes& times) {
+  for (const Request& q : batch) {
+    ++completed_;
+    context_.record(served_record(q, times));
+  }
+  running_requests_ -= batch.size();
+}
+
+}  // namespace sim::platform::serverless

@@ -1,0 +1,145 @@
+#include "view_builder.hpp"
+
+#include <algorithm>
+
+namespace sim::platform::serverless {
+
+policy::InstanceView instance_view(const Inst& i) {
+  policy::InstanceView v;
+  v.id = i.id;
+  v.function = i.fn->id;
+  v.state = i.life.state();
+  v.config = i.config;
+  v.location = i.loc;
+  v.created = i.life.created();
+  v.state_since = i.life.state_since();
+  v.batches = i.batches;
+  v.batch_latency_s = i.batch_latency_s;
+  v.partition = i.part();
+  v.partitions = i.replica ? i.replica->parts : 1;
+  v.partition_head = !i.replica ? 0 : (i.replica->part > 0 ? i.replica->head : i.id);
+  return v;
+}
+
+std::vector<policy::HostView> hosts_view(const Hosts& hosts) {
+  std::vector<policy::HostView> out;
+  out.reserve(hosts.size());
+  for (const auto& h : hosts) {
+    policy::HostView hv;
+    hv.index = h->index;
+    hv.name = h->name;
+    hv.host_template = h->template_index;
+    hv.market = cluster::to_string(h->spec.market);
+    hv.available = h->available && !h->gone;
+    hv.revocation_at = h->revocation_at;
+    hv.cores = h->spec.cores;
+    hv.cores_free = h->spec.cores - h->reserved_cores;
+    hv.memory_bytes = h->spec.memory_bytes;
+    hv.memory_free_bytes = h->free_bytes();
+    hv.cached_models = h->cache.models();
+    for (const auto& g : h->gpus) {
+      policy::GpuView gv;
+      gv.type = g->type().name;
+      gv.sharing = cluster::to_string(g->sharing());
+      gv.mig = g->mig();
+      gv.memory_gb = g->type().memory_gb;
+      gv.instances = g->instances();
+      if (g->mig()) {
+        gv.reconfiguring = g->mig_gpu()->reconfiguring();
+        for (std::size_t s = 0; s < g->places(); ++s) {
+          const int si = static_cast<int>(s);
+          gv.slices.push_back({g->mig_gpu()->slice_profile(s).name, g->place_memory_gb(si),
+                               g->place_memory_gb(si) - g->reserved_gb(si), g->instances(si),
+                               g->place_enabled(si)});
+        }
+      } else {
+        gv.memory_free_gb = g->type().memory_gb - g->reserved_gb(-1);
+      }
+      hv.gpus.push_back(std::move(gv));
+    }
+    out.push_back(std::move(hv));
+  }
+  return out;
+}
+
+policy::FunctionView function_view(const Fn& f) {
+  policy::FunctionView fv;
+  fv.id = f.id;
+  fv.name = f.spec.name;
+  fv.model = f.spec.model;
+  fv.profile = f.model;
+  fv.gpu = f.spec.gpu;
+  fv.config = f.spec.config;
+  fv.model_bytes = f.bytes;
+  fv.device_memory_gb = f.device_gb;
+  fv.batch_latency_s = f.batch_latency_s;
+  fv.queue_length = f.queued;
+  fv.arrivals = f.arrivals;
+  return fv;
+}
+
+policy::PlatformView build_view(const ViewInputs& in) {
+  policy::PlatformView v;
+  const Time now = in.now;
+  v.now = now;
+  v.control_interval = in.control_interval;
+  v.rate_windows = in.rate_windows;
+  v.pending_vms = in.pending_vms;
+  for (const auto& f : in.functions) {
+    policy::FunctionView fv = function_view(*f);
+    fv.oldest_wait = Time::zero();
+    if (f->queued > 0) {
+      // Each queue is in arrival order: the first request of this function in each is that
+      // queue's oldest.
+      auto oldest_in = [&](const Queue& q) {
+        for (const Request& r : q.requests) {
+          if (r.arrival.function == f->id) {
+            fv.oldest_wait = std::max(fv.oldest_wait, now - r.arrival.time);
+            break;
+          }
+        }
+      };
+      oldest_in(*f->queue);
+      for (const auto& [h, nq] : f->queue->nodes)
+        oldest_in(*nq);
+    }
+    for (const Time w : in.rate_windows) {
+      // Arrivals in (now - w, now], per second of the window.
+      const auto first = std::upper_bound(f->recent.begin(), f->recent.end(), now - w);
+      fv.arrival_rate.push_back(static_cast<double>(f->recent.end() - first) / w.to_seconds());
+    }
+    fv.strict_arrivals = f->strict_arrivals;
+    fv.dequeued = f->dequeued;
+    fv.dequeued_wait_s = f->dequeued_wait_s;
+    fv.fbr = f->model != nullptr && f->model->gpu && f->model->gpu->fbr ? f->model->gpu->fbr->value
+                                                                        : 0.0;
+    if (f->model != nullptr && f->model->gpu) fv.rdf = f->model->gpu->rdf;
+    fv.layers = f->layers;
+    for (const InstanceId id : f->instances) {
+      switch (in.instances.at(id)->life.state()) {
+        case InstanceState::kColdStarting:
+          ++fv.cold_starting;
+          break;
+        case InstanceState::kIdle:
+          ++fv.idle;
+          break;
+        default:
+          ++fv.busy;
+          break;
+      }
+    }
+    v.functions.push_back(std::move(fv));
+  }
+  for (const auto& [id, inst] : in.instances) {
+    v.instances.push_back(instance_view(*inst));
+    if (inst->life.state() == InstanceState::kColdStarting) {
+      v.cold_starts.push_back({id, inst->fn->id, inst->loc.host,
+                               inst->boot ? inst->boot->stage : std::string(),
+                               inst->life.created()});
+    }
+  }
+  v.hosts = hosts_view(in.hosts);
+  return v;
+}
+
+}  // namespace sim::platform::serverless

@@ -1,0 +1,32 @@
+#pragma once
+/// Building the read-only views the policies get (policy::PlatformView and its parts) from the
+/// control plane's state. Pure functions of const state: building a view changes nothing.
+
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "model.hpp"
+#include "sim/policy/platform_view.hpp"
+
+namespace sim::platform::serverless {
+
+/// What a PlatformView shows.
+struct ViewInputs {
+  Time now;
+  Time control_interval;
+  const std::vector<Time>& rate_windows;
+  int pending_vms = 0;
+  const std::vector<std::unique_ptr<Fn>>& functions;
+  const Instances& instances;
+  const Hosts& hosts;
+};
+
+[[nodiscard]] policy::InstanceView instance_view(const Inst& inst);
+/// The function's static fields and counters (no queue ages, rates or instance counts: those
+/// build_view adds).
+[[nodiscard]] policy::FunctionView function_view(const Fn& fn);
+[[nodiscard]] std::vector<policy::HostView> hosts_view(const Hosts& hosts);
+[[nodiscard]] policy::PlatformView build_view(const ViewInputs& in);
+
+}  // namespace sim::platform::serverless

@@ -1,0 +1,128 @@
+// Parts of the serverless control plane tested on their own (src/platform/serverless/): the
+// instance lifecycle, the one request-record construction site, Flashpoint's partition plan.
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+#include "model.hpp"
+#include "partition_plan.hpp"
+#include "records.hpp"
+
+namespace sim::platform::serverless {
+namespace {
+
+TEST(ServerlessLifecycle, TransitionsWriteStateAndTimestamps) {
+  Lifecycle life(seconds(2));
+  EXPECT_EQ(life.state(), InstanceState::kColdStarting);
+  EXPECT_EQ(life.created(), seconds(2));
+  EXPECT_EQ(life.state_since(), seconds(2));
+  EXPECT_EQ(life.ready_at(), Time::zero());
+
+  life.transition(InstanceEvent::kReady, seconds(5));
+  EXPECT_EQ(life.state(), InstanceState::kIdle);
+  EXPECT_EQ(life.state_since(), seconds(5));
+  EXPECT_EQ(life.ready_at(), seconds(5));
+  EXPECT_EQ(life.idle_since(), seconds(5));
+
+  life.transition(InstanceEvent::kDispatched, seconds(7));
+  EXPECT_EQ(life.state(), InstanceState::kBusy);
+  EXPECT_EQ(life.state_since(), seconds(7));
+  EXPECT_EQ(life.idle_since(), seconds(5));  // a batch's avail reads it after the dispatch
+
+  // Draining keeps the time the instance became busy.
+  life.transition(InstanceEvent::kDrain, seconds(8));
+  EXPECT_EQ(life.state(), InstanceState::kDraining);
+  EXPECT_EQ(life.state_since(), seconds(7));
+
+  life.transition(InstanceEvent::kBatchDone, seconds(9));
+  EXPECT_EQ(life.state(), InstanceState::kIdle);
+  EXPECT_EQ(life.state_since(), seconds(9));
+  EXPECT_EQ(life.idle_since(), seconds(9));
+  EXPECT_EQ(life.ready_at(), seconds(5));
+  EXPECT_EQ(life.created(), seconds(2));
+
+  life.transition(InstanceEvent::kTerminate, seconds(10));
+  EXPECT_EQ(life.state(), InstanceState::kTerminated);
+}
+
+TEST(ServerlessLifecycle, RejectsEventsTheStateDoesNotAllow) {
+  Lifecycle cold(Time::zero());
+  EXPECT_THROW(cold.transition(InstanceEvent::kDispatched, seconds(1)), std::logic_error);
+  EXPECT_THROW(cold.transition(InstanceEvent::kBatchDone, seconds(1)), std::logic_error);
+  EXPECT_THROW(cold.transition(InstanceEvent::kDrain, seconds(1)), std::logic_error);
+  Lifecycle idle(Time::zero());
+  idle.transition(InstanceEvent::kReady, seconds(1));
+  EXPECT_THROW(idle.transition(InstanceEvent::kBatchDone, seconds(2)), std::logic_error);
+  idle.transition(InstanceEvent::kDispatched, seconds(2));
+  EXPECT_THROW(idle.transition(InstanceEvent::kReady, seconds(3)), std::logic_error);
+  EXPECT_THROW(idle.transition(InstanceEvent::kDispatched, seconds(3)), std::logic_error);
+}
+
+TEST(ServerlessRecords, ServedRecordDecomposesTheLatency) {
+  // Arrives at 10 s while its instance cold-starts (ready at 12 s), waits for the batcher until
+  // 13 s, queues for the unit until 14 s, runs 3 s: 2 + 1 + 1 + 3 = 7 s > its 5 s SLO.
+  Request q;
+  q.arrival.time = seconds(10);
+  q.arrival.function = 1;
+  q.arrival.application = 2;
+  q.arrival.cls = traces::RequestClass::kBestEffort;
+  q.arrival.slo = seconds(5);
+  q.id = 42;
+  const BatchTimes t{seconds(13), seconds(12), seconds(12), seconds(14), seconds(17), 4, 3, -1};
+  const auto r = served_record(q, t);
+  EXPECT_EQ(r.id, 42U);
+  EXPECT_EQ(r.function, 1U);
+  EXPECT_EQ(r.application, 2U);
+  EXPECT_EQ(r.cls, metrics::RequestClass::kBestEffort);
+  EXPECT_EQ(r.cold_start_wait, seconds(2));
+  EXPECT_EQ(r.batching_wait, seconds(1));
+  EXPECT_EQ(r.queue_wait, seconds(1));
+  EXPECT_EQ(r.execution, seconds(3));
+  EXPECT_EQ(r.batch_size, 4U);
+  EXPECT_EQ(r.device, 3);
+  EXPECT_EQ(r.outcome, metrics::Outcome::kSloMiss);
+
+  const auto d = dropped_record(q.arrival, 43, seconds(11));
+  EXPECT_EQ(d.outcome, metrics::Outcome::kDropped);
+  EXPECT_EQ(d.finish, seconds(11));
+  EXPECT_EQ(d.id, 43U);
+}
+
+TEST(ServerlessPartitionPlan, PartsPipelineAndCompletionFollowTheLayers) {
+  gpu::ModelProfile model;
+  model.cold_start.emplace();
+  model.cold_start->load_s.value = 10.0;
+  Fn fn;
+  fn.model = &model;
+  fn.bytes = 1000.0;
+  fn.layer_share = {0.5, 0.3, 0.2};
+  fn.layers = {{0.0, 1.0, 0.5}, {0.0, 2.0, 4.0}, {0.0, 3.0, 0.0}};
+
+  policy::PartitionSpec spec;
+  spec.cut_after = {0};
+  // host 8000 bit/s = 1000 B/s, PCIe 80000 bit/s = 10000 B/s.
+  const auto plan = plan_partition(fn, spec, 8000.0, 80000.0);
+  ASSERT_TRUE(plan);
+  ASSERT_EQ(plan->parts.size(), 2U);
+  EXPECT_DOUBLE_EQ(plan->parts[0].bytes, 500.0);
+  EXPECT_DOUBLE_EQ(plan->parts[0].load_s, 5.0);
+  EXPECT_DOUBLE_EQ(plan->parts[1].bytes, 500.0);
+  EXPECT_EQ(plan->parts[1].part, 1);
+  EXPECT_EQ(plan->parts[1].parts, 2);
+  // E = max(1, 2 + 3) = 5, N = 0.5: a batch every 5 s; I = 1 + 0.5 + 2 + 3 = 6.5 s.
+  EXPECT_DOUBLE_EQ(plan->interval_s, 5.0);
+  EXPECT_DOUBLE_EQ(plan->latency_s, 6.5);
+  // The other 500 B: 0.5 s over the network, 10 x 0.5 = 5 s load, 0.05 s copy.
+  EXPECT_DOUBLE_EQ(plan->completion_s, 5.55);
+
+  spec.complete = false;
+  EXPECT_DOUBLE_EQ(plan_partition(fn, spec, 8000.0, 80000.0)->completion_s, -1.0);
+  spec.cut_after = {1, 0};  // not increasing
+  EXPECT_FALSE(plan_partition(fn, spec, 8000.0, 80000.0));
+  spec.cut_after = {2};  // after the last layer
+  EXPECT_FALSE(plan_partition(fn, spec, 8000.0, 80000.0));
+}
+
+}  // namespace
+}  // namespace sim::platform::serverless
