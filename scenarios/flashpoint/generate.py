@@ -171,6 +171,16 @@ def main():
                   scenario(name, f"Flashpoint Fig. 8.3: {system}, cloud store {bw} Mbit/s, "
                            "Twitter, ATL, T5-3B.", "twitter", "t5-3b", "atl", system,
                            store=f"{bw}Mbps"))
+    # §8.1.2-8.1.3 Fig. 8.2: the thesis's only physical experiment, repeated in its simulator:
+    # T5-3B, 15% of the Twitter workload, 10 servers with one A10 each, an Atoll-style
+    # autoscaler (ATL), the baseline against automated model partitioning. The thesis gives
+    # neither the fabric nor the hour, so: the §3.1 Twitter hour, the 10 servers on one leaf.
+    for system in ("bl", "mp"):
+        name = f"physical-{system}"
+        write(f"physical/{system}.json",
+              scenario(name, f"Flashpoint §8.1.2 Fig. 8.2: {system}, T5-3B, Twitter x0.15, ATL, "
+                       "10 servers x 1 A10 on one leaf.", "twitter", "t5-3b", "atl", system,
+                       scale=0.15, hosts=10, gpus_per_host=1, leaves=1, hosts_per_leaf=10))
     # CI variants: the 6 minutes of the Twitter hour around its burst (minutes 51-57, peak 267
     # req/s at 3181 s), 20 hosts on 2 leaves.
     for a, system in (("atl", "bl"), ("atl", "lc-mc"), ("tsk", "lc"), ("owk", "mc"),
