@@ -64,8 +64,8 @@ struct Fn {
   std::deque<Time> recent;  ///< arrival times within the longest rate window
   std::uint64_t arrivals = 0;
   std::uint64_t strict_arrivals = 0;
-  std::uint64_t dequeued = 0;    ///< requests taken into batches
-  double dequeued_wait_s = 0.0;  ///< their summed queue waits
+  std::uint64_t dequeued = 0;      ///< requests taken into batches
+  double dequeued_wait_s = 0.0;    ///< their summed queue waits
   std::set<InstanceId> instances;  ///< live instances, by id
   std::map<std::uint32_t, Time> timeout_by_app;
   std::vector<policy::LayerView> layers;  ///< per-layer costs (models with a layer profile)
