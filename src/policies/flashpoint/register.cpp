@@ -76,7 +76,7 @@ void add_limits(config::Schema& s, const char* period, const std::string& period
       .doc(
           "what bounds a scale-up's plan: replicas-added (§4.2.6: at most the replicas added, "
           "so a scale-up by one never partitions) or free-gpus (§8.1.2 testbed: the plan given "
-          "the machines available; each of the n replicas added gets at most floor(free GPUs / "
+          "the machines available; each of the n replicas added gets at most floor(idle GPUs / "
           "n) parts, and a partitioned replica counts as one replica until completed)");
 }
 
