@@ -6,19 +6,31 @@
 
 namespace sim::policy::flashpoint {
 
-ReplicaCounts count_replicas(const PlatformView& view, std::uint32_t function) {
+ReplicaCounts count_replicas(const PlatformView& view, std::uint32_t function,
+                             bool replica_per_partitioned) {
   ReplicaCounts c;
   for (const auto& i : view.instances) {
     if (i.function != function || i.state == InstanceState::kDraining ||
         i.state == InstanceState::kTerminated) {
       continue;
     }
-    ++c.live;
+    if (i.partition <= 0 || !replica_per_partitioned) ++c.live;
     if (i.partition > 0) continue;  // a replica's other parts: counted by its head
     if (i.state == InstanceState::kIdle || i.state == InstanceState::kBusy) ++c.ready;
     if (i.state == InstanceState::kBusy) ++c.busy;
   }
   return c;
+}
+
+int free_gpus(const PlatformView& view) {
+  int n = 0;
+  for (const auto& h : view.hosts) {
+    if (!h.available) continue;
+    for (const auto& g : h.gpus) {
+      if (g.instances == 0 && !g.reconfiguring) ++n;
+    }
+  }
+  return n;
 }
 
 bool ReplicaAutoscaler::evaluation_due(Time now) {
@@ -39,6 +51,8 @@ Decisions ReplicaAutoscaler::decide(const PlatformView& view) {
     ++evaluations_;
     d.compute_time = limits_.decision_time;
   }
+  // The kFreeGpus budget of this decision, shared by its functions in id order.
+  int gpus_left = evaluate && mp_.replica_per_partitioned() ? free_gpus(view) : 0;
   for (const auto& f : view.functions) {
     if (!f.gpu) continue;
     // Sampled at every tick (windowed metrics), acted on only at evaluations.
@@ -47,7 +61,7 @@ Decisions ReplicaAutoscaler::decide(const PlatformView& view) {
     want = std::clamp(want, limits_.min_replicas, limits_.max_replicas);
     if (f.queue_length > 0) want = std::max(want, std::min(1, limits_.max_replicas));
     // Stabilisation: scale down only to the largest count desired within the window.
-    const ReplicaCounts c = count_replicas(view, f.id);
+    const ReplicaCounts c = counts(view, f.id);
     auto& h = history_[f.id];
     // The first window starts from the replicas found (HPA seeds its recommendations with the
     // current count), so a run that begins with warm replicas does not drop them at once.
@@ -75,13 +89,14 @@ Decisions ReplicaAutoscaler::decide(const PlatformView& view) {
       if (applied > c.live) events.emplace_back(view.now, applied - c.live);
     }
     if (applied > c.live) {
-      scale_up(f, applied - c.live, c.ready, d, view.now);
+      scale_up(f, applied - c.live, c.ready, gpus_left, d, view.now);
       continue;
     }
     int surplus = c.live - applied;
     if (surplus <= 0) continue;
     // §4.2.6: partitioned replicas first (lower service rate), most GPUs first, while they
-    // fit in what is to be removed.
+    // fit in what is to be removed (in GPUs; in replicas when a partitioned one counts once).
+    const int per_head = mp_.replica_per_partitioned() ? 1 : 0;
     std::vector<std::pair<int, InstanceId>> heads;
     for (const auto& i : view.instances) {
       if (i.function == f.id && i.partition == 0 && i.state != InstanceState::kDraining) {
@@ -90,9 +105,10 @@ Decisions ReplicaAutoscaler::decide(const PlatformView& view) {
     }
     std::sort(heads.begin(), heads.end());
     for (const auto& [neg_parts, id] : heads) {
-      if (-neg_parts > surplus) continue;
+      const int size = per_head > 0 ? per_head : -neg_parts;
+      if (size > surplus) continue;
       d.stop.push_back({id});
-      surplus += neg_parts;
+      surplus -= size;
     }
     for (const auto state :
          {InstanceState::kIdle, InstanceState::kColdStarting, InstanceState::kBusy}) {
@@ -106,10 +122,15 @@ Decisions ReplicaAutoscaler::decide(const PlatformView& view) {
   return d;
 }
 
-void ReplicaAutoscaler::scale_up(const FunctionView& f, int n, int ready, Decisions& d, Time now) {
+void ReplicaAutoscaler::scale_up(const FunctionView& f, int n, int ready, int& gpus_left,
+                                 Decisions& d, Time now) {
   scale_up_log_.push_back({now, n, ready, 1});
   StartInstance full{f.id, n, std::nullopt, std::nullopt};
-  if (!mp_.enabled || f.layers.empty() || n < 2) {
+  const bool by_gpus = mp_.replica_per_partitioned();
+  // The most parts a replica of this scale-up may have (see PartitionCap).
+  const int cap = by_gpus ? gpus_left / n : n;
+  if (by_gpus) gpus_left = std::max(gpus_left - n, 0);  // full replicas unless partitioned
+  if (!mp_.enabled || f.layers.empty() || cap < 2) {
     d.start.push_back(full);
     return;
   }
@@ -132,13 +153,22 @@ void ReplicaAutoscaler::scale_up(const FunctionView& f, int n, int ready, Decisi
   const double lambda = f.arrival_rate.empty() ? 0.0 : f.arrival_rate.front();
   const double x = expected_requests(static_cast<double>(f.queue_length), lambda, mu, full_cold);
   const long xr = std::clamp(static_cast<long>(std::llround(x)), 1L, mp_.max_x);
-  const PlanCosts& plan = it->second.lookup(xr, n);
+  const PlanCosts& plan = it->second.lookup(xr, cap);
   const int p = plan.partitions();
   if (p < 2) {
     d.start.push_back(full);
     return;
   }
   scale_up_log_.back().parts = p;
+  if (by_gpus) {
+    // n replicas of p parts each: n * p GPUs (n of them already taken from the budget).
+    gpus_left = std::max(gpus_left - n * (p - 1), 0);
+    scale_up_log_.back().added = n * p;
+    StartInstance part{f.id, n, std::nullopt, std::nullopt};
+    part.partition = PartitionSpec{plan.cut_after, mp_.complete};
+    d.start.push_back(part);
+    return;
+  }
   StartInstance part{f.id, n / p, std::nullopt, std::nullopt};
   part.partition = PartitionSpec{plan.cut_after, mp_.complete};
   d.start.push_back(part);
@@ -149,7 +179,7 @@ void ReplicaAutoscaler::scale_up(const FunctionView& f, int n, int ready, Decisi
 // pods without a metric (cold-starting) count as 0 on scale-up and as the target on
 // scale-down, so that unready replicas neither multiply the count nor are removed by it.
 int QueueLatencyAutoscaler::desired(const FunctionView& f, const PlatformView& view) {
-  const ReplicaCounts c = count_replicas(view, f.id);
+  const ReplicaCounts c = counts(view, f.id);
   // TorchServe's QueueTime is recorded per dequeued request: the cumulative counters sampled
   // at every tick, the oldest sample kept is the last one at or before now - window.
   auto& s = samples_[f.id];
@@ -185,7 +215,7 @@ int ArrivalPercentileAutoscaler::desired(const FunctionView& f, const PlatformVi
   s.last_arrivals = f.arrivals;
   while (!s.rates.empty() && s.rates.front().first <= view.now - window_)
     s.rates.pop_front();
-  if (s.rates.empty()) return count_replicas(view, f.id).live;  // no rate measured yet
+  if (s.rates.empty()) return counts(view, f.id).live;  // no rate measured yet
   std::vector<double> r;
   r.reserve(s.rates.size());
   for (const auto& [t, v] : s.rates)
@@ -200,7 +230,7 @@ int ArrivalPercentileAutoscaler::desired(const FunctionView& f, const PlatformVi
 }
 
 int UtilisationAutoscaler::desired(const FunctionView& f, const PlatformView& view) {
-  const ReplicaCounts c = count_replicas(view, f.id);
+  const ReplicaCounts c = counts(view, f.id);
   auto& s = samples_[f.id];
   if (c.ready > 0) {
     s.emplace_back(view.now, static_cast<double>(c.busy) / static_cast<double>(c.ready));

@@ -70,6 +70,14 @@ void add_limits(config::Schema& s, const char* period, const std::string& period
   s.add("model_completion", ParamType::kBool)
       .def(true)
       .doc("partitioned replicas load the rest of the model and become full ones (§4.2.5)");
+  s.add("partition_cap", ParamType::kChoice)
+      .def("replicas-added")
+      .one_of({"replicas-added", "free-gpus"})
+      .doc(
+          "what bounds a scale-up's plan: replicas-added (§4.2.6: at most the replicas added, "
+          "so a scale-up by one never partitions) or free-gpus (§8.1.2 testbed: the plan given "
+          "the machines available; each of the n replicas added gets at most floor(idle GPUs / "
+          "n) parts, and a partitioned replica counts as one replica until completed)");
 }
 
 PartitioningOptions partitioning(const json& p) {
@@ -78,6 +86,8 @@ PartitioningOptions partitioning(const json& p) {
   o.max_partitions = p.at("max_partitions").get<int>();
   o.max_x = p.at("max_x").get<long>();
   o.complete = p.at("model_completion").get<bool>();
+  o.cap = p.at("partition_cap").get<std::string>() == "free-gpus" ? PartitionCap::kFreeGpus
+                                                                  : PartitionCap::kReplicasAdded;
   return o;
 }
 

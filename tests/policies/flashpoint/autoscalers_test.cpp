@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <utility>
 #include <vector>
 
 #include "sim/config/schema.hpp"
@@ -339,6 +340,123 @@ TEST(Partitioning, ScaleDownEvictsPartitionedReplicasFirst) {
   EXPECT_EQ(d.stop[1].id, 2u);  // then the newest full idle instance
 }
 
+// §8.1.2's testbed cap (PartitionCap::kFreeGpus): the plan is bounded by the idle GPUs, not by
+// the replicas added. The four equal layers above, x = 100: the best plan on P = 4 GPUs has 4
+// parts, so a scale-up by ONE replica with 4 idle GPUs starts one replica of 4 parts (4 GPUs);
+// with 3 idle GPUs the best plan with exactly 3 parts (§4.2.2's plans_by_p); with 1 idle GPU
+// floor(1 / 1) = 1 part: a full replica. The default cap (§4.2.6) never partitions a scale-up
+// by one.
+PlatformView with_hosts(PlatformView v, int gpus, int busy_gpus) {
+  for (int k = 0; k < gpus; ++k) {
+    HostView h;
+    h.index = k;
+    h.gpus.push_back(GpuView{});
+    h.gpus.back().instances = k < busy_gpus ? 1 : 0;
+    v.hosts.push_back(h);
+  }
+  return v;
+}
+
+TEST(Partitioning, FreeGpuCapPartitionsAOneReplicaScaleUpOverIdleGpus) {
+  PartitioningOptions mp;
+  mp.enabled = true;
+  mp.cap = PartitionCap::kFreeGpus;
+  auto f = fn(4.0);
+  f.layers.assign(4, LayerView{10.0, 1.0, 0.01});
+  f.queue_length = 100;
+  f.arrival_rate = {0.0, 1.0};  // 60 per minute / 60 = 1 desired
+  const auto scale_up = [&](PartitioningOptions o, int gpus, int busy) {
+    InvocationsAutoscaler a(no_window(), 60.0, 1, o);
+    auto d = a.decide(with_hosts(view_with(f, 0, 0, 0, seconds(1)), gpus, busy));
+    return std::make_pair(d, a.scale_ups());
+  };
+  // 5 GPUs, one of them holding an instance: 4 idle.
+  const auto [d4, log4] = scale_up(mp, 5, 1);
+  ASSERT_EQ(d4.start.size(), 1u);
+  ASSERT_TRUE(d4.start[0].partition.has_value());
+  EXPECT_EQ(d4.start[0].count, 1);
+  EXPECT_EQ(d4.start[0].partition->cut_after, (std::vector<int>{0, 1, 2}));
+  ASSERT_EQ(log4.size(), 1u);
+  EXPECT_EQ(log4[0].added, 4);  // GPUs
+  EXPECT_EQ(log4[0].parts, 4);
+  // 3 idle: the best 3-part plan.
+  const auto [d3, log3] = scale_up(mp, 3, 0);
+  ASSERT_EQ(d3.start.size(), 1u);
+  ASSERT_TRUE(d3.start[0].partition.has_value());
+  EXPECT_EQ(d3.start[0].count, 1);
+  EXPECT_EQ(d3.start[0].partition->cut_after.size(), 2u);
+  EXPECT_EQ(log3[0].added, 3);
+  // 1 idle (of 4): no plan with 2 parts fits, a full replica.
+  const auto [d1, log1] = scale_up(mp, 4, 3);
+  ASSERT_EQ(d1.start.size(), 1u);
+  EXPECT_FALSE(d1.start[0].partition.has_value());
+  EXPECT_EQ(d1.start[0].count, 1);
+  EXPECT_EQ(log1[0].parts, 1);
+  // The default cap with all 4 idle: at most 1 part for a scale-up by 1, a full replica.
+  PartitioningOptions def = mp;
+  def.cap = PartitionCap::kReplicasAdded;
+  const auto [dd, logd] = scale_up(def, 4, 0);
+  ASSERT_EQ(dd.start.size(), 1u);
+  EXPECT_FALSE(dd.start[0].partition.has_value());
+}
+
+// Two replicas wanted with 5 idle GPUs: floor(5 / 2) = 2 parts each (4 GPUs), the best 2-part
+// plan for both; the same decision's budget is shared, so it never asks for more than 5.
+TEST(Partitioning, FreeGpuCapSplitsTheIdleGpusOverTheReplicasAdded) {
+  PartitioningOptions mp;
+  mp.enabled = true;
+  mp.cap = PartitionCap::kFreeGpus;
+  InvocationsAutoscaler a(no_window(), 30.0, 1, mp);
+  auto f = fn(4.0);
+  f.layers.assign(4, LayerView{10.0, 1.0, 0.01});
+  f.queue_length = 100;
+  f.arrival_rate = {0.0, 1.0};  // 60 per minute / 30 = 2 desired
+  const auto d = a.decide(with_hosts(view_with(f, 0, 0, 0, seconds(1)), 5, 0));
+  ASSERT_EQ(d.start.size(), 1u);
+  ASSERT_TRUE(d.start[0].partition.has_value());
+  EXPECT_EQ(d.start[0].count, 2);
+  EXPECT_EQ(d.start[0].partition->cut_after, (std::vector<int>{1}));  // 2 + 2 layers
+  EXPECT_EQ(a.scale_ups()[0].added, 4);
+}
+
+// Scale-down must not undo such a scale-up: one warm full replica (id 1) and one replica of 4
+// parts still cold-starting (ids 2..5, head 2), 2 replicas desired. Under the free-GPU cap the
+// partitioned replica counts once: 2 live, nothing stopped. Counted per GPU (the default) it
+// is 5 live, surplus 3: the 4-part replica does not fit in 3, so the warm replica is stopped.
+// With 1 desired, the partitioned replica goes first (§4.2.6), as one replica.
+TEST(Partitioning, FreeGpuCapCountsAPartitionedReplicaOnce) {
+  auto f = fn(0.066);
+  auto v = view_with(f, 1, 0, 4, seconds(4));
+  for (int k = 1; k < 5; ++k) {
+    auto& i = v.instances[static_cast<std::size_t>(k)];
+    i.partition = k - 1;
+    i.partitions = 4;
+    i.partition_head = 2;
+  }
+  const auto run = [&](PartitionCap cap, double per_minute_wanted) {
+    PartitioningOptions mp;
+    mp.enabled = true;
+    mp.cap = cap;
+    InvocationsAutoscaler a(no_window(), 60.0, 1, mp);
+    f.arrival_rate = {0.0, per_minute_wanted / 60.0};
+    v.functions[0] = f;
+    v.now = seconds(4);
+    EXPECT_TRUE(a.decide(v).stop.empty());  // the first window starts from the count found
+    v.now = seconds(5);
+    return a.decide(v);
+  };
+  EXPECT_TRUE(run(PartitionCap::kFreeGpus, 120.0).stop.empty());
+  const auto per_gpu = run(PartitionCap::kReplicasAdded, 120.0);
+  ASSERT_EQ(per_gpu.stop.size(), 1u);
+  EXPECT_EQ(per_gpu.stop[0].id, 1u);
+  const auto one = run(PartitionCap::kFreeGpus, 60.0);
+  ASSERT_EQ(one.stop.size(), 1u);
+  EXPECT_EQ(one.stop[0].id, 2u);
+  // The counts themselves.
+  EXPECT_EQ(count_replicas(v, 0, true).live, 2);
+  EXPECT_EQ(count_replicas(v, 0, false).live, 5);
+}
+
 // Each autoscaler's evaluation period defaults to its deployed system's (HPA sync 15 s for TSK
 // and OWK, SageMaker's 1-minute metrics for SM*, every tick for ATL); 0 is an error naming the
 // key.
@@ -364,6 +482,25 @@ TEST(Schema, EvaluationPeriodDefaultsAndValidation) {
   config::Diagnostics diag("test");
   const auto tsk = r.find(kAutoscaler, "tsk")->schema->resolve(nlohmann::json::object(), "", diag);
   EXPECT_EQ(config::get_duration(tsk, "window"), seconds(15));  // TSK's QueueTime window
+}
+
+// partition_cap: replicas-added by default (§4.2.6, so existing scenarios are unchanged);
+// anything but the two choices is an error naming the key.
+TEST(Schema, PartitionCapDefaultsToReplicasAdded) {
+  PolicyRegistry r;
+  register_policies(r);
+  for (const char* type : {"tsk", "atl", "owk", "sm"}) {
+    const PolicyKind* k = r.find(kAutoscaler, type);
+    ASSERT_NE(k, nullptr) << type;
+    config::Diagnostics ok("test");
+    const auto resolved = k->schema->resolve(nlohmann::json::object(), "", ok);
+    ASSERT_TRUE(ok.ok()) << type;
+    EXPECT_EQ(resolved.at("partition_cap"), "replicas-added") << type;
+    config::Diagnostics bad("test");
+    (void)k->schema->resolve({{"partition_cap", "gpus"}}, "", bad);
+    ASSERT_EQ(bad.problems().size(), 1u) << type;
+    EXPECT_NE(bad.problems()[0].location.find("partition_cap"), std::string::npos);
+  }
 }
 
 TEST(Thresholds, EachAutoscalerNamesItsThreshold) {

@@ -6,6 +6,7 @@
 /// base turns it into starts and stops, with a scale-down stabilisation window. Each exposes
 /// one threshold (`threshold_name()`) so that `dcsim calibrate` can match runs on resources.
 
+#include <cstdint>
 #include <deque>
 #include <map>
 #include <optional>
@@ -42,16 +43,43 @@ struct ScalingLimits {
   int scale_up_pods = 4;
 };
 
-/// Model partitioning in the autoscaler (§4.2.6): a scale-up by n replicas uses the
-/// precalculated plan for E(x) (eq. 4.14) with at most n partitions: floor(n / p) partitioned
-/// replicas of p parts (the rest full); scale-down evicts partitioned replicas first, the
-/// ones with most GPUs first.
+/// What bounds the number of parts of a scale-up's plan.
+enum class PartitionCap : std::uint8_t {
+  /// §4.2.6: at most the replicas the scale-up adds; a scale-up by n uses n GPUs, as
+  /// floor(n / p) replicas of p parts and n mod p full ones (a scale-up by one never
+  /// partitions). Every GPU of a partitioned replica counts as a replica.
+  kReplicasAdded,
+  /// §8.1.2's testbed: "partition schemes that use more than 10 machines are not considered
+  /// ... the best partition plan given the limited number of machines is used", i.e. the plan
+  /// is bounded by the machines available, not by the replicas added. A scale-up by n starts
+  /// n replicas, each of the same plan with at most floor(G / n) parts, G the whole GPUs no
+  /// instance holds on available hosts (less those the same decision already gave to other
+  /// functions); below 2 parts, n full replicas. So a scale-up by one may take several idle
+  /// GPUs, and model completion (§4.2.5) turns them into full replicas. A partitioned replica
+  /// counts as one replica (its head) until it is completed, so that the desired-count
+  /// comparison does not remove what was just added; once completed, its parts are full
+  /// replicas the autoscaler keeps or removes like any other.
+  kFreeGpus,
+};
+
+/// Model partitioning in the autoscaler (§4.2.6): a scale-up uses the precalculated plan for
+/// E(x) (eq. 4.14) with at most as many partitions as `cap` allows; scale-down evicts
+/// partitioned replicas first, the ones with most GPUs first.
 struct PartitioningOptions {
   bool enabled = false;
   int max_partitions = 0;  ///< 0: the number of layers (§4.2.2)
   long max_x = 3000;       ///< X of §4.2.2
   bool complete = true;    ///< model completion (§4.2.5)
+  PartitionCap cap = PartitionCap::kReplicasAdded;
+  /// kFreeGpus counts a partitioned replica once (see there).
+  [[nodiscard]] bool replica_per_partitioned() const {
+    return enabled && cap == PartitionCap::kFreeGpus;
+  }
 };
+
+/// Whole GPUs (GpuView::instances == 0, not reconfiguring) on available hosts: what the
+/// kFreeGpus cap may give to one scale-up.
+int free_gpus(const PlatformView& view);
 
 /// What the scale-ups of a run looked like (thesis Fig. 6.2 and Fig. 8.10): one record per
 /// function per evaluation that started replicas.
@@ -67,6 +95,18 @@ struct ScaleUpRecord {
 /// replicas counted apart) and scale-ups by parts. Null when there were no evaluations.
 nlohmann::json scale_up_statistics(const std::vector<ScaleUpRecord>& records,
                                    std::uint64_t evaluations);
+
+/// Counts used by the HPA-style rules: live (not draining) instances, each part of a
+/// partitioned replica counted (one GPU each) unless `replica_per_partitioned` (then once, by
+/// its head), and ready (idle or busy) ones, where a partitioned replica counts once, by its
+/// head.
+struct ReplicaCounts {
+  int live = 0;
+  int ready = 0;
+  int busy = 0;
+};
+ReplicaCounts count_replicas(const PlatformView& view, std::uint32_t function,
+                             bool replica_per_partitioned = false);
 
 /// Desired count -> Decisions. Stops idle instances first, then cold-starting ones, then busy
 /// ones (they drain), newest first within each group.
@@ -85,9 +125,16 @@ class ReplicaAutoscaler : public Autoscaler {
   }
   [[nodiscard]] const std::vector<ScaleUpRecord>& scale_ups() const { return scale_up_log_; }
 
+ protected:
+  /// count_replicas as this autoscaler's partitioning options count.
+  [[nodiscard]] ReplicaCounts counts(const PlatformView& view, std::uint32_t function) const {
+    return count_replicas(view, function, mp_.replica_per_partitioned());
+  }
+
  private:
   bool evaluation_due(Time now);
-  void scale_up(const FunctionView& f, int n, int ready, Decisions& d, Time now);
+  /// `gpus_left`: the kFreeGpus budget left in this decision (decreased by what it starts).
+  void scale_up(const FunctionView& f, int n, int ready, int& gpus_left, Decisions& d, Time now);
   ScalingLimits limits_;
   PartitioningOptions mp_;
   std::optional<Time> next_evaluation_;
@@ -98,16 +145,6 @@ class ReplicaAutoscaler : public Autoscaler {
   std::map<std::uint32_t, std::deque<std::pair<Time, int>>> scale_ups_;
   std::map<std::uint32_t, PlanTable> plans_;  ///< by function
 };
-
-/// Counts used by the HPA-style rules: live (not draining) instances, each part of a
-/// partitioned replica counted (one GPU each), and ready (idle or busy) ones, where a
-/// partitioned replica counts once, by its head.
-struct ReplicaCounts {
-  int live = 0;
-  int ready = 0;
-  int busy = 0;
-};
-ReplicaCounts count_replicas(const PlatformView& view, std::uint32_t function);
 
 /// TSK: Kubernetes HPA on TorchServe's queue latency (thesis §3.1, default target 7 s). The
 /// metric is TorchServe's QueueTime, recorded per dequeued request: the mean queue wait of the
