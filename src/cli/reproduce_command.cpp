@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include "sim/config/json_text.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <boost/program_options.hpp>
 #include <chrono>
@@ -19,6 +20,7 @@
 #include "options.hpp"
 #include "sim/metrics/atomic_file.hpp"
 #include "sim/reproduce/generated_page.hpp"
+#include "sim/reproduce/rate_search.hpp"
 #include "sim/scenario/overrides.hpp"
 #include "sim/scenario/run.hpp"
 
@@ -59,6 +61,82 @@ std::optional<nlohmann::json> earlier_summary(const fs::path& dir, const nlohman
   }
 }
 
+/// A variant's scenario with its overrides, then `extra`, named `name`.
+scenario::LoadedScenario load_variant(const reproduce::RunVariant& variant, const std::string& name,
+                                      const std::vector<std::string>& extra,
+                                      const scenario::Registry& registry) {
+  scenario::LoadOptions load;
+  load.preset_dirs = preset_dirs();
+  for (const auto& s : variant.overrides)
+    load.overrides.push_back(scenario::parse_override(s));
+  for (const auto& s : extra)
+    load.overrides.push_back(scenario::parse_override(s));
+  load.overrides.push_back(scenario::parse_override("output.requests=none"));
+  load.overrides.push_back(scenario::parse_override("name=" + nlohmann::json(name).dump()));
+  return scenario::load_scenario(variant.scenario, registry, load);
+}
+
+/// The summary of one loaded scenario run into `out_dir` (or reused from an earlier complete
+/// run there); nullopt when the run was interrupted.
+std::optional<nlohmann::json> run_one(const scenario::LoadedScenario& loaded,
+                                      const fs::path& out_dir, const scenario::Registry& registry,
+                                      bool reuse, bool& reused) {
+  const auto name = loaded.resolved.at("name").get<std::string>();
+  if (reuse) {
+    if (auto summary = earlier_summary(out_dir / name, loaded.resolved)) {
+      reused = true;
+      return summary;
+    }
+  }
+  scenario::RunOptions run;
+  run.out_dir = out_dir;
+  fs::create_directories(run.out_dir);
+  run.trace_search_path = trace_search_path();
+  run.data_dir = data_dir();
+  run.interrupted = interrupt_requested;
+  auto result = scenario::run_scenario(loaded, registry, run);
+  if (result.partial) return std::nullopt;
+  return std::move(result.summary);
+}
+
+/// A search variant: bisects every workload's rate (rate_search.hpp); each probe is its own
+/// run, RUN.rate-R; the outcome is the best probe's summary with a `search` block.
+void execute_search(Job& job, const reproduce::RunVariant& variant, const fs::path& out_dir,
+                    const scenario::Registry& registry, bool reuse) {
+  const std::size_t workloads =
+      load_variant(variant, job.spec->id, {}, registry).resolved.at("workload").size();
+  std::optional<nlohmann::json> best;
+  std::optional<nlohmann::json> last;
+  bool all_reused = true;
+  const auto result = reproduce::search_rate(*variant.search, [&](double rate) {
+    std::vector<std::string> rates;
+    for (std::size_t i = 0; i < workloads; ++i)
+      rates.push_back(fmt::format("workload.{}.rate={:g}/s", i, rate));
+    const auto loaded =
+        load_variant(variant, fmt::format("{}.rate-{:g}", job.spec->id, rate), rates, registry);
+    bool reused = false;
+    auto summary = run_one(loaded, out_dir, registry, reuse, reused);
+    all_reused = all_reused && reused;
+    if (!summary) return std::optional<double>{};
+    const double compliance = reproduce::search_compliance(*summary);
+    if (compliance >= variant.search->target) best = *summary;
+    last = std::move(summary);
+    return std::optional<double>{compliance};
+  });
+  if (result.interrupted) {
+    job.outcome.error = "interrupted";
+    return;
+  }
+  // No rate met the target: the last probe's summary, with a search block saying 0.
+  job.outcome.summary = best ? std::move(*best) : std::move(*last);
+  job.outcome.summary["search"] = reproduce::search_block(result, workloads);
+  // The probes, for a reader checking the search (the runs' own folders hold their summaries).
+  metrics::write_json_atomic(out_dir / (job.spec->id + ".search.json"),
+                             job.outcome.summary["search"]);
+  job.outcome.ok = true;
+  job.reused = all_reused;
+}
+
 void execute(Job& job, Size size, const fs::path& runs_dir, const scenario::Registry& registry,
              bool reuse) {
   const auto* variant = job.spec->variant(size);
@@ -68,34 +146,17 @@ void execute(Job& job, Size size, const fs::path& runs_dir, const scenario::Regi
   }
   const auto start = std::chrono::steady_clock::now();
   try {
-    scenario::LoadOptions load;
-    load.preset_dirs = preset_dirs();
-    for (const auto& s : variant->overrides)
-      load.overrides.push_back(scenario::parse_override(s));
-    load.overrides.push_back(scenario::parse_override("output.requests=none"));
-    load.overrides.push_back(
-        scenario::parse_override("name=" + nlohmann::json(job.spec->id).dump()));
-    const auto loaded = scenario::load_scenario(variant->scenario, registry, load);
-    if (reuse) {
-      if (auto summary = earlier_summary(runs_dir / job.family / job.spec->id, loaded.resolved)) {
+    if (variant->search) {
+      execute_search(job, *variant, runs_dir / job.family, registry, reuse);
+    } else {
+      const auto loaded = load_variant(*variant, job.spec->id, {}, registry);
+      auto summary = run_one(loaded, runs_dir / job.family, registry, reuse, job.reused);
+      if (summary) {
         job.outcome.ok = true;
         job.outcome.summary = std::move(*summary);
-        job.reused = true;
-        return;
+      } else {
+        job.outcome.error = "interrupted";
       }
-    }
-    scenario::RunOptions run;
-    run.out_dir = runs_dir / job.family;
-    fs::create_directories(run.out_dir);
-    run.trace_search_path = trace_search_path();
-    run.data_dir = data_dir();
-    run.interrupted = interrupt_requested;
-    const auto result = scenario::run_scenario(loaded, registry, run);
-    if (result.partial) {
-      job.outcome.error = "interrupted";
-    } else {
-      job.outcome.ok = true;
-      job.outcome.summary = result.summary;
     }
   } catch (const std::exception& e) {
     job.outcome.error = std::string("failed: ") + e.what();
@@ -154,7 +215,8 @@ int render_page(const fs::path& page, const fs::path& scorecard, std::ostream& o
   return kExitOk;
 }
 
-/// --merge OUT.json IN.json...: one scorecard of the families of several (of one size).
+/// --merge OUT.json IN.json...: one scorecard of the families of several (of one size); a
+/// family that appears again replaces the earlier one.
 int merge_scorecards(const fs::path& target, const std::vector<std::string>& inputs,
                      std::ostream& out) {
   reproduce::Scorecard merged;
@@ -166,8 +228,17 @@ int merge_scorecards(const fs::path& target, const std::vector<std::string>& inp
                                reproduce::to_string(merged.size) + "-size");
     }
     merged.size = card.size;
-    for (auto& f : card.families)
-      merged.families.push_back(std::move(f));
+    // A family run again replaces its earlier result in place (later scorecards win), so a
+    // stored scorecard is refreshed one family at a time.
+    for (auto& f : card.families) {
+      const auto same = std::find_if(merged.families.begin(), merged.families.end(),
+                                     [&](const auto& m) { return m.family == f.family; });
+      if (same != merged.families.end()) {
+        *same = std::move(f);
+      } else {
+        merged.families.push_back(std::move(f));
+      }
+    }
   }
   metrics::write_json_atomic(target, reproduce::to_json(merged));
   out << target.string() << ": " << merged.families.size() << " families\n";

@@ -28,6 +28,22 @@ config::Param& required_object(config::Schema& s, std::string name,
   return p;
 }
 
+std::shared_ptr<const config::Schema> search_schema() {
+  auto s = std::make_shared<config::Schema>(
+      "reproduction/run/variant/search",
+      "A bisection over every workload's rate (requests per second) for the largest rate whose "
+      "SLO compliance reaches the target; probes at whole rates.");
+  s->add("low", ParamType::kNumber).at_least(0).doc("a rate assumed sustainable (not run)");
+  s->add("high", ParamType::kNumber).at_least(0).doc("a rate assumed not sustainable (not run)");
+  s->add("steps", ParamType::kInteger).def(8).at_least(1).at_most(30).doc("runs");
+  s->add("target", ParamType::kNumber)
+      .def(0.95)
+      .at_least(0)
+      .at_most(1)
+      .doc("SLO compliance (met / (with SLO + left in the system)) a rate must reach");
+  return s;
+}
+
 std::shared_ptr<const config::Schema> variant_schema() {
   auto s = std::make_shared<config::Schema>("reproduction/run/variant",
                                             "One size of a run: a scenario and its overrides.");
@@ -35,6 +51,12 @@ std::shared_ptr<const config::Schema> variant_schema() {
   s->list_of("set", ParamType::kString)
       .def(json::array())
       .doc("--set overrides (KEY=VALUE), applied after output.requests=none");
+  required_object(*s, "search", search_schema())
+      .optional()
+      .doc(
+          "present: search for the largest rate per workload that meets an SLO-compliance "
+          "target instead of one run (INFless Fig. 11); the best run's summary gets a block "
+          "search.{rate_per_workload, throughput_rps, slo_compliance, workloads, probes}");
   return s;
 }
 
@@ -65,11 +87,12 @@ std::shared_ptr<const config::Schema> metric_schema() {
   auto s = std::make_shared<config::Schema>(
       "reproduction/claim/metric", "The expression over run summaries that dcsim measures.");
   s->add("kind", ParamType::kChoice)
-      .one_of({"value", "ratio", "difference_pp", "reduction", "ordering"})
+      .one_of({"value", "ratio", "difference_pp", "reduction", "ordering", "mean_ratio"})
       .def("value")
       .doc(
           "value: of[0]; ratio: of[0]/of[1]; difference_pp: 100*(of[0]-of[1]); reduction: "
-          "100*(1-of[0]/of[1]); ordering: every term, in order");
+          "100*(1-of[0]/of[1]); ordering: every term, in order; mean_ratio: the mean of "
+          "of[0]/of[1], of[2]/of[3], ... (a paper's \"on average\" over settings)");
   s->list_of("of", ParamType::kString)
       .def(json::array())
       .doc("terms \"RUN:METRIC\", METRIC a dotted path into the run's summary.json");
@@ -118,10 +141,24 @@ json read_document(const fs::path& file, config::Diagnostics& /*diag*/) {
   return config::read_json_document(file.string());
 }
 
-RunVariant read_variant(const json& v, const fs::path& base) {
+RunVariant read_variant(const json& v, const fs::path& base, const std::string& at,
+                        config::Diagnostics& diag) {
   RunVariant r;
   r.scenario = (base / v.at("scenario").get<std::string>()).lexically_normal();
   r.overrides = v.at("set").get<std::vector<std::string>>();
+  if (v.contains("search")) {
+    const auto& s = v.at("search");
+    RateSearch search;
+    search.low = s.at("low").get<double>();
+    search.high = s.at("high").get<double>();
+    search.steps = s.at("steps").get<int>();
+    search.target = s.at("target").get<double>();
+    if (!(search.high > search.low)) {
+      diag.error(at + "/search/high", fmt::format("expected a rate above low ({:g}), found {:g}",
+                                                  search.low, search.high));
+    }
+    r.search = search;
+  }
   return r;
 }
 
@@ -130,6 +167,7 @@ MetricKind metric_kind(const std::string& s) {
   if (s == "difference_pp") return MetricKind::kDifferencePp;
   if (s == "reduction") return MetricKind::kReduction;
   if (s == "ordering") return MetricKind::kOrdering;
+  if (s == "mean_ratio") return MetricKind::kMeanRatio;
   return MetricKind::kValue;
 }
 
@@ -152,6 +190,7 @@ std::size_t arity(MetricKind k) {
     case MetricKind::kReduction:
       return 2;
     case MetricKind::kOrdering:
+    case MetricKind::kMeanRatio:
       return 0;  // two or more
   }
   return 1;
@@ -196,6 +235,10 @@ Claim read_claim(const json& c, const std::string& at, const ClaimFile& file,
   } else if (need != 0 && terms.size() != need) {
     diag.error(at + "/metric/of", fmt::format("expected {} term(s) for kind \"{}\", found {}", need,
                                               to_string(claim.kind), terms.size()));
+  } else if (claim.kind == MetricKind::kMeanRatio && (terms.size() < 2 || terms.size() % 2 != 0)) {
+    diag.error(at + "/metric/of",
+               fmt::format("expected an even number (>= 2) of terms for a mean_ratio, found {}",
+                           terms.size()));
   } else if (need == 0 && terms.size() < 2) {
     diag.error(at + "/metric/of",
                fmt::format("expected at least 2 terms for an ordering, found {}", terms.size()));
@@ -298,8 +341,11 @@ ClaimFile load_claim_file(const fs::path& file) {
       diag.error(fmt::format("/runs/{}/id", i),
                  "expected a unique run id, found \"" + r.id + "\" a second time");
     }
-    if (runs[i].contains("ci")) r.ci = read_variant(runs[i].at("ci"), base);
-    if (runs[i].contains("full")) r.full = read_variant(runs[i].at("full"), base);
+    const std::string at = fmt::format("/runs/{}", i);
+    if (runs[i].contains("ci")) r.ci = read_variant(runs[i].at("ci"), base, at + "/ci", diag);
+    if (runs[i].contains("full")) {
+      r.full = read_variant(runs[i].at("full"), base, at + "/full", diag);
+    }
     if (!r.ci && !r.full) {
       diag.error(fmt::format("/runs/{}", i),
                  "expected \"ci\" or \"full\" (or both), found neither");
@@ -333,6 +379,8 @@ std::string to_string(MetricKind kind) {
       return "reduction";
     case MetricKind::kOrdering:
       return "ordering";
+    case MetricKind::kMeanRatio:
+      return "mean_ratio";
   }
   return "value";
 }

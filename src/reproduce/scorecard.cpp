@@ -58,6 +58,17 @@ std::optional<double> combine(MetricKind kind, const std::vector<double>& v, std
         return std::nullopt;
       }
       return 100.0 * (1.0 - v[0] / v[1]);
+    case MetricKind::kMeanRatio: {
+      double sum = 0.0;
+      for (std::size_t i = 0; i + 1 < v.size(); i += 2) {
+        if (v[i + 1] == 0.0) {
+          reason = fmt::format("the denominator of ratio {} is 0", i / 2 + 1);
+          return std::nullopt;
+        }
+        sum += v[i] / v[i + 1];
+      }
+      return sum / static_cast<double>(v.size() / 2);
+    }
     case MetricKind::kOrdering:
       return std::nullopt;
   }
@@ -259,8 +270,9 @@ Scorecard scorecard_from_json(const json& doc) {
           claim.paper_value = c.at("paper").at("value").get<double>();
         }
         const auto kind = c.at("metric").at("kind").get<std::string>();
-        for (const auto k : {MetricKind::kValue, MetricKind::kRatio, MetricKind::kDifferencePp,
-                             MetricKind::kReduction, MetricKind::kOrdering}) {
+        for (const auto k :
+             {MetricKind::kValue, MetricKind::kRatio, MetricKind::kDifferencePp,
+              MetricKind::kReduction, MetricKind::kOrdering, MetricKind::kMeanRatio}) {
           if (to_string(k) == kind) claim.kind = k;
         }
         for (const auto& t : c.at("metric").at("of")) {

@@ -10,6 +10,8 @@
 #include "commands.hpp"
 #include "options.hpp"
 #include "sim/config/diagnostics.hpp"
+#include "sim/metrics/atomic_file.hpp"
+#include "sim/reproduce/scorecard.hpp"
 
 namespace sim::cli {
 namespace {
@@ -361,6 +363,41 @@ TEST(Cli, PlanJsonIsWrittenAtomically) {
   EXPECT_EQ(nlohmann::json::parse(std::ifstream(ok)).at("algorithm"), "harmonybatch");
   std::filesystem::remove(ok);
   std::filesystem::remove(path);
+}
+
+TEST(Cli, ReproduceMergeReplacesAFamilyRunAgain) {
+  // The stored scorecard has families a and b; a new scorecard of b (2 claims instead of 1)
+  // must replace b in place, not add a second b.
+  auto card = [](std::vector<std::pair<std::string, std::size_t>> families) {
+    reproduce::Scorecard c;
+    c.size = reproduce::Size::kFull;
+    for (const auto& [name, claims] : families) {
+      reproduce::FamilyResult f;
+      f.family = name;
+      f.paper = name + " paper";
+      f.claims.resize(claims);
+      for (std::size_t i = 0; i < claims; ++i)
+        f.claims[i].claim.id = name + "." + std::to_string(i);
+      c.families.push_back(std::move(f));
+    }
+    return reproduce::to_json(c);
+  };
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("dcsim-cli-merge-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  metrics::write_json_atomic(dir / "stored.json", card({{"a", 1}, {"b", 1}}));
+  metrics::write_json_atomic(dir / "new.json", card({{"b", 2}}));
+  const auto out = (dir / "merged.json").string();
+  ASSERT_EQ(call(reproduce_command,
+                 {"--merge", out, (dir / "stored.json").string(), (dir / "new.json").string()})
+                .code,
+            0);
+  const auto merged = reproduce::scorecard_from_json(nlohmann::json::parse(std::ifstream(out)));
+  ASSERT_EQ(merged.families.size(), 2U);
+  EXPECT_EQ(merged.families[0].family, "a");
+  EXPECT_EQ(merged.families[1].family, "b");
+  EXPECT_EQ(merged.families[1].claims.size(), 2U);
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -134,5 +134,36 @@ TEST(Claims, RejectsAnUnknownKeyWithASuggestion) {
   EXPECT_NE(message.find("reproduced"), std::string::npos) << message;
 }
 
+TEST(Claims, ReadsARateSearchAndChecksItsRange) {
+  const TempDir dir("claims-search");
+  const auto path = dir.write("claims.json", R"({"family": "infless", "paper": "t", "runs": [
+      {"id": "s", "full": {"scenario": "s.json", "search": {"low": 0, "high": 1200}}}],
+      "claims": [{"id": "x", "statement": "s", "paper": {"where": "w", "text": "t", "value": 5},
+                  "metric": {"of": ["s:search.throughput_rps"]}, "rule": {"kind": "abs"}}]})");
+  const auto f = load_claim_file(path);
+  ASSERT_TRUE(f.runs[0].full->search.has_value());
+  EXPECT_DOUBLE_EQ(f.runs[0].full->search->high, 1200.0);
+  EXPECT_EQ(f.runs[0].full->search->steps, 8);             // schema default
+  EXPECT_DOUBLE_EQ(f.runs[0].full->search->target, 0.95);  // schema default
+  const auto empty_range = load_error(dir, R"({"family": "infless", "paper": "t", "runs": [
+      {"id": "s", "full": {"scenario": "s.json", "search": {"low": 10, "high": 5}}}],
+      "claims": []})");
+  EXPECT_NE(empty_range.find("/runs/0/full/search/high"), std::string::npos) << empty_range;
+  const auto no_steps = load_error(dir, R"({"family": "infless", "paper": "t", "runs": [
+      {"id": "s", "full": {"scenario": "s.json", "search": {"low": 0, "high": 5, "steps": 0}}}],
+      "claims": []})");
+  EXPECT_NE(no_steps.find("/runs/0/full/search/steps"), std::string::npos) << no_steps;
+}
+
+TEST(Claims, RejectsAMeanRatioOfAnOddNumberOfTerms) {
+  const TempDir dir("claims-mean-ratio");
+  const auto message = load_error(dir, file_with_claim(R"({
+      "id": "x", "statement": "s", "paper": {"where": "w", "text": "t", "value": 1},
+      "metric": {"kind": "mean_ratio", "of": ["a:x", "b:x", "a:y"]},
+      "rule": {"kind": "rel", "tolerance": 0.2}})"));
+  EXPECT_NE(message.find("/claims/0/metric/of"), std::string::npos) << message;
+  EXPECT_NE(message.find("even number"), std::string::npos) << message;
+}
+
 }  // namespace
 }  // namespace sim::reproduce

@@ -96,6 +96,20 @@ TEST(Evaluate, RatioReductionAndPercentagePoints) {
   EXPECT_EQ(pp.verdict, Verdict::kHolds);
 }
 
+TEST(Evaluate, MeanRatio) {
+  // (a/b + c/a) / 2 = (1/4 + 2/1) / 2 = 1.125; within 20% of 1.0 (0.8 .. 1.2) holds.
+  const auto r = evaluate_claim(make_claim(MetricKind::kMeanRatio,
+                                           {{"a", "latency_s.mean"},
+                                            {"b", "latency_s.mean"},
+                                            {"c", "latency_s.mean"},
+                                            {"a", "latency_s.mean"}},
+                                           rule(RuleKind::kRel, 0.2), 1.0),
+                                kRuns);
+  ASSERT_EQ(r.values.size(), 1U);
+  EXPECT_DOUBLE_EQ(r.values[0], 1.125);
+  EXPECT_EQ(r.verdict, Verdict::kHolds);
+}
+
 TEST(Evaluate, Ordering) {
   // means: b 4 > c 2 > a 1 is strictly descending; a, c, b is not.
   const Rule descending = rule(RuleKind::kOrdering);

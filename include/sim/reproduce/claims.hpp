@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "sim/config/schema.hpp"
+#include "sim/reproduce/rate_search.hpp"
 
 namespace sim::reproduce {
 
@@ -25,6 +26,9 @@ enum class Size { kCi, kFull };
 struct RunVariant {
   std::filesystem::path scenario;
   std::vector<std::string> overrides;
+  /// Present: not one run but a search for the largest rate every workload sustains
+  /// (rate_search.hpp); the summary of the best run gets a `search` block.
+  std::optional<RateSearch> search;
 };
 
 struct RunSpec {
@@ -50,6 +54,7 @@ enum class MetricKind {
   kDifferencePp,  ///< 100 * (terms[0] - terms[1]): percentage points of two fractions
   kReduction,     ///< 100 * (1 - terms[0] / terms[1]): percent reduction of terms[0] vs terms[1]
   kOrdering,      ///< the values of every term, in order
+  kMeanRatio,     ///< mean of terms[2k] / terms[2k+1] ("on average" over several settings)
 };
 
 enum class RuleKind {
