@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
+#include <string_view>
 
 #include "sim/config/diagnostics.hpp"
 #include "sim/config/json_text.hpp"
+#include "sim/config/utf8.hpp"
 
 namespace sim::scenario {
 
@@ -14,6 +17,21 @@ namespace {
 [[noreturn]] void fail(const std::string& override_text, const std::string& location,
                        const std::string& message) {
   throw config::ConfigError({config::Problem{"--set " + override_text, location, message, ""}});
+}
+
+/// `text` with every byte that is not part of well-formed UTF-8 shown as \xNN: messages quote
+/// the override, and a message must print and go into JSON (nlohmann refuses to dump invalid
+/// UTF-8, which reached users as an unlocated library error).
+std::string printable(std::string_view text) {
+  std::string out;
+  for (auto bad = config::first_invalid_utf8(text); bad != std::string_view::npos;
+       bad = config::first_invalid_utf8(text)) {
+    char escaped[8];
+    std::snprintf(escaped, sizeof escaped, "\\x%02X", static_cast<unsigned char>(text[bad]));
+    out.append(text.substr(0, bad)).append(escaped);
+    text.remove_prefix(bad + 1);
+  }
+  return out.append(text);
 }
 
 bool is_index(const std::string& s) {
@@ -31,6 +49,12 @@ std::string to_pointer(const std::vector<std::string>& path) {
 }
 
 Override parse_override(const std::string& text) {
+  if (const auto bad = config::first_invalid_utf8(text); bad != std::string::npos) {
+    char found[64];
+    std::snprintf(found, sizeof found, "the byte 0x%02X at byte %zu",
+                  static_cast<unsigned char>(text[bad]), bad + 1);
+    fail(printable(text), "", std::string("expected UTF-8 text, found ") + found);
+  }
   const auto eq = text.find('=');
   if (eq == std::string::npos || eq == 0) {
     fail(text, "", "expected KEY.PATH=VALUE, for example duration=30s or workload.0.rate=80/s");

@@ -2,10 +2,6 @@
 
 #include <stdexcept>
 
-#include "sim/platform/fifo_gpu_platform.hpp"
-#include "sim/platform/serverless_platform.hpp"
-#include "sim/traces/workload_kinds.hpp"
-
 namespace sim::scenario {
 
 void Registry::add_entry(Entry e) {
@@ -73,17 +69,6 @@ std::vector<std::string> Registry::types(const std::string& category) const {
     if (key.first == category) out.push_back(key.second);
   }
   return out;
-}
-
-void register_builtin_components(Registry& registry) {
-  for (auto& kind : traces::builtin_workload_kinds())
-    registry.add_workload(std::move(kind));
-  registry.add_platform(platform::fifo_gpu_platform_kind());
-  registry.add_platform(platform::serverless_platform_kind());
-  policy::PolicyRegistry policies;
-  policy::register_builtin_policies(policies);
-  for (const auto* k : policies.kinds())
-    registry.add_policy(*k);
 }
 
 }  // namespace sim::scenario

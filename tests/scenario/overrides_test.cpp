@@ -26,6 +26,28 @@ TEST(Overrides, AppliesIntoObjectsAndLists) {
   EXPECT_EQ(doc["platform"]["gpus"], 4);
 }
 
+TEST(Overrides, TextThatIsNotUtf8IsRejectedAndShownEscaped) {
+  // Found by fuzz_scenario: "--set platform.share=\xFC.25" reached the schema, whose message
+  // quoting the value threw nlohmann's type_error 316 (a crash in the fuzz target, an
+  // unlocated library message from dcsim); "name=a\xFC" was even accepted by `validate`.
+  for (const std::string text : {"seed=\xFC", "name=a\xFC", "pl\xC3tform.x=1"}) {
+    try {
+      parse_override(text);
+      FAIL() << "accepted";
+    } catch (const config::ConfigError& e) {
+      const std::string message = e.what();
+      EXPECT_NE(message.find("expected UTF-8 text"), std::string::npos) << message;
+      EXPECT_EQ(message.find(text), std::string::npos) << "the raw bytes are quoted";
+    }
+  }
+  try {
+    parse_override("seed=\xFC");
+  } catch (const config::ConfigError& e) {
+    EXPECT_STREQ(e.what(), "--set seed=\\xFC: expected UTF-8 text, found the byte 0xFC at byte 6");
+  }
+  EXPECT_EQ(parse_override("name=caf\xC3\xA9").value, json("caf\xC3\xA9"));  // UTF-8 is fine
+}
+
 TEST(Overrides, MalformedOverridesNameThemselves) {
   try {
     parse_override("seed");
