@@ -95,13 +95,12 @@ TEST(ServerlessScenario, RuntimeStartDefaultsToZeroAndBadValuesNameThePath) {
   Registry registry;
   register_builtin_components(registry);
   auto doc_with = [](const nlohmann::json& cluster) {
-    return nlohmann::json{
-        {"duration", "1s"},
-        {"workload", {{{"type", "poisson"}, {"rate", "1/s"}, {"function", "f"}}}},
-        {"platform",
-         {{"type", "serverless"},
-          {"cluster", cluster},
-          {"functions", {{{"name", "f"}, {"model", "protean/resnet-50"}}}}}}};
+    return nlohmann::json{{"duration", "1s"},
+                          {"workload", {{{"type", "poisson"}, {"rate", "1/s"}, {"function", "f"}}}},
+                          {"platform",
+                           {{"type", "serverless"},
+                            {"cluster", cluster},
+                            {"functions", {{{"name", "f"}, {"model", "protean/resnet-50"}}}}}}};
   };
   const auto resolved = resolve_document(doc_with(nlohmann::json::object()), "ok.json", registry);
   EXPECT_EQ(resolved["platform"]["cluster"]["runtime_start"], "0s");

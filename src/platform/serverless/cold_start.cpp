@@ -298,17 +298,16 @@ void ColdStarts::write_summary(json& out) const {
     return completed > 0 ? json(s / static_cast<double>(completed)) : json(nullptr);
   };
   out["instances_started"] = log_.size();
-  out["cold_starts"] = {
-      {"count", log_.size()},
-      {"completed", completed},
-      {"by_stage",
-       {{"download_s", mean(dl)},
-        {"runtime_s", mean(rt)},
-        {"load_s", mean(ld)},
-        {"copy_s", mean(cp)}}},
-      {"total_s", mean(dl + rt + ld + cp)},
-      {"sources", sources},
-      {"chained", chained_}};
+  out["cold_starts"] = {{"count", log_.size()},
+                        {"completed", completed},
+                        {"by_stage",
+                         {{"download_s", mean(dl)},
+                          {"runtime_s", mean(rt)},
+                          {"load_s", mean(ld)},
+                          {"copy_s", mean(cp)}}},
+                        {"total_s", mean(dl + rt + ld + cp)},
+                        {"sources", sources},
+                        {"chained", chained_}};
 }
 
 }  // namespace sim::platform::serverless
