@@ -94,6 +94,13 @@ std::shared_ptr<const config::Schema> cluster_schema() {
       .doc(
           "host-to-host download rate without a network section (source: Flashpoint thesis "
           "§8.2.1)");
+  s->add("runtime_start", ParamType::kDuration)
+      .def("0s")
+      .at_least(0)
+      .doc(
+          "a cold start's runtime stage between download and load: container start and "
+          "serving-runtime initialisation (0: not modelled; the INFless presets set their "
+          "testbed's value, see docs/reproduction/infless.md)");
   s->add("provisioning_delay", ParamType::kDuration)
       .def("120s")
       .at_least(0)
@@ -377,6 +384,7 @@ PlatformKind serverless_platform_kind() {
     c.store_bps = config::get_bitrate(cl, "store_bandwidth");
     c.host_bps = config::get_bitrate(cl, "host_bandwidth");
     c.provisioning_delay = config::get_duration(cl, "provisioning_delay");
+    c.runtime_start = config::get_duration(cl, "runtime_start");
     c.spot.revocations_per_hour = cl.at("spot_revocations_per_hour").get<double>();
     c.spot.notice_min = config::get_duration(cl, "spot_notice_min");
     c.spot.notice_max = config::get_duration(cl, "spot_notice_max");

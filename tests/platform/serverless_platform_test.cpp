@@ -68,6 +68,49 @@ TEST(ServerlessPlatform, FlashpointFig42AverageCompletionIs34s) {
   const auto extra = h.platform->summary_extra(h.sim.now());
   EXPECT_EQ(extra["cold_starts"]["count"], 2);
   EXPECT_DOUBLE_EQ(extra["cold_starts"]["by_stage"]["load_s"].get<double>(), 12.0);
+  // No runtime stage unless configured (ServerlessConfig::runtime_start defaults to 0).
+  EXPECT_DOUBLE_EQ(extra["cold_starts"]["by_stage"]["runtime_s"].get<double>(), 0.0);
+  EXPECT_DOUBLE_EQ(extra["cold_starts"]["total_s"].get<double>(), 24.0);
+}
+
+/// The same cold starts with a 5 s runtime stage (container and serving-runtime start) between
+/// download and load: each takes 8 + 5 + 12 + 4 = 29 s, the requests wait 29 s instead of 24 s,
+/// and every finish moves by exactly 5 s.
+TEST(ServerlessPlatform, RuntimeStageAddsExactlyItsDurationToEveryColdStart) {
+  ServerlessConfig c;
+  c.hosts.push_back(testing::host(2));
+  c.store_bps = 1e9;
+  c.pcie_bps = 2e9;
+  c.runtime_start = seconds(5);
+  c.functions.push_back(testing::function("f", "test/fig42", 1));
+  auto p = testing::reference_policies();
+  p.autoscaler = std::make_unique<ref::FixedPoolAutoscaler>(2);
+  Harness h(std::move(c), std::move(p));
+  for (int i = 0; i < 8; ++i)
+    h.arrive(Time::zero(), 0);
+  h.sim.run_until(seconds(100));
+
+  ASSERT_EQ(h.records.size(), 8u);
+  std::vector<Time> finishes;
+  for (const auto& r : h.records) {
+    expect_decomposition(r);
+    EXPECT_EQ(r.cold_start_wait, seconds(29));
+    finishes.push_back(r.finish);
+  }
+  std::sort(finishes.begin(), finishes.end());
+  EXPECT_EQ(finishes, (std::vector<Time>{seconds(33), seconds(33), seconds(37), seconds(37),
+                                         seconds(41), seconds(41), seconds(45), seconds(45)}));
+  ASSERT_EQ(h.platform->cold_starts().size(), 2u);
+  for (const auto& cs : h.platform->cold_starts()) {
+    EXPECT_EQ(cs.download, seconds(8));
+    EXPECT_EQ(cs.runtime, seconds(5));
+    EXPECT_EQ(cs.load, seconds(12));
+    EXPECT_EQ(cs.copy, seconds(4));
+    EXPECT_TRUE(cs.completed);
+  }
+  const auto extra = h.platform->summary_extra(h.sim.now());
+  EXPECT_DOUBLE_EQ(extra["cold_starts"]["by_stage"]["runtime_s"].get<double>(), 5.0);
+  EXPECT_DOUBLE_EQ(extra["cold_starts"]["total_s"].get<double>(), 29.0);
 }
 
 /// A function whose batch needs more memory than any GPU of the cluster has would keep its

@@ -88,6 +88,36 @@ TEST(ServerlessScenario, ClusterSizeIsBoundedBeforeAnythingIsBuilt) {
   EXPECT_NO_THROW(check_scenario(ok, registry, ro));
 }
 
+// The cold start's runtime stage (platform.cluster.runtime_start) defaults to 0 s, so every
+// scenario that does not set it keeps the cold starts it had; a value that is not a duration,
+// or a negative one, is an error naming the JSON path.
+TEST(ServerlessScenario, RuntimeStartDefaultsToZeroAndBadValuesNameThePath) {
+  Registry registry;
+  register_builtin_components(registry);
+  auto doc_with = [](const nlohmann::json& cluster) {
+    return nlohmann::json{{"duration", "1s"},
+                          {"workload", {{{"type", "poisson"}, {"rate", "1/s"}, {"function", "f"}}}},
+                          {"platform",
+                           {{"type", "serverless"},
+                            {"cluster", cluster},
+                            {"functions", {{{"name", "f"}, {"model", "protean/resnet-50"}}}}}}};
+  };
+  const auto resolved = resolve_document(doc_with(nlohmann::json::object()), "ok.json", registry);
+  EXPECT_EQ(resolved["platform"]["cluster"]["runtime_start"], "0s");
+  const auto set = resolve_document(doc_with({{"runtime_start", "2.5s"}}), "ok.json", registry);
+  EXPECT_EQ(set["platform"]["cluster"]["runtime_start"], "2.5s");
+  for (const nlohmann::json& bad : {nlohmann::json("fast"), nlohmann::json("-1s")}) {
+    try {
+      (void)resolve_document(doc_with({{"runtime_start", bad}}), "bad.json", registry);
+      ADD_FAILURE() << "runtime_start " << bad << " was accepted";
+    } catch (const std::exception& e) {
+      const std::string m = e.what();
+      EXPECT_NE(m.find("/platform/cluster/runtime_start"), std::string::npos) << m;
+      EXPECT_NE(m.find("bad.json"), std::string::npos) << m;
+    }
+  }
+}
+
 TEST(ServerlessScenario, PoliciesAreListedAsComponents) {
   Registry registry;
   register_builtin_components(registry);

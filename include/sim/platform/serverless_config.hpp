@@ -99,6 +99,9 @@ struct ServerlessConfig {
   double store_bps = 2203e6;  ///< cloud-store download rate without a network section
   double host_bps = 7506e6;   ///< host-to-host rate without a network section
   Time provisioning_delay = seconds(120);
+  /// A cold start's runtime stage between download and load: the container starts and the
+  /// serving runtime (e.g. TensorFlow Serving) initialises before it can load the model.
+  Time runtime_start = Time::zero();
   SpotSettings spot;
   std::optional<nlohmann::json> network;  ///< resolved topology section, if any
   std::vector<FunctionSpec> functions;
@@ -138,6 +141,7 @@ struct ColdStartRecord {
   bool chained = false;  ///< part of a chained multicast
   Time started;
   Time download;
+  Time runtime;  ///< container and serving-runtime start (ServerlessConfig::runtime_start)
   Time load;
   Time copy;
   bool completed = false;

@@ -164,7 +164,7 @@ struct ColdStartView {
   InstanceId instance = 0;
   std::uint32_t function = 0;
   int host = 0;
-  std::string stage;  ///< "download", "load" or "copy"
+  std::string stage;  ///< "download", "runtime", "load" or "copy"
   Time started;
 };
 

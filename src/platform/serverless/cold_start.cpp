@@ -193,13 +193,34 @@ void ColdStarts::download_done(InstanceId id) {
   // The bytes now sit in host memory; they stay cached in spare memory after the cold start
   // (a part's bytes are not the model: cached only after model completion).
   if (!inst->replica) host.cache.insert(fn.spec.model, fn.bytes, host.cache_capacity());
-  const Time load = inst->boot->skip_load     ? Time::zero()
-                    : inst->boot->load_s >= 0 ? ceil_seconds(inst->boot->load_s)
-                    : fn.model->cold_start    ? ceil_seconds(fn.model->cold_start->load_s.value)
-                                              : transfer_time(fn.bytes, config_.load_bps);
-  inst->boot->stage = "load";
-  inst->boot->stage_since = now;
-  inst->timer = sim_.schedule_in(load, [this, id] { load_done(id); });
+  // A model already loaded in a running process needs no runtime start either. Without a
+  // runtime stage no event is scheduled, so runs without one keep their event order.
+  if (config_.runtime_start > Time::zero() && !inst->boot->skip_load) {
+    inst->boot->stage = "runtime";
+    inst->boot->stage_since = now;
+    inst->timer = sim_.schedule_in(config_.runtime_start, [this, id] { runtime_done(id); });
+    return;
+  }
+  start_load(*inst);
+}
+
+void ColdStarts::runtime_done(InstanceId id) {
+  Inst* inst = find(id);
+  if (inst == nullptr) return;
+  log_[inst->boot->log].runtime = sim_.now() - inst->boot->stage_since;
+  start_load(*inst);
+}
+
+void ColdStarts::start_load(Inst& inst) {
+  const InstanceId id = inst.id;
+  const Fn& fn = *inst.fn;
+  const Time load = inst.boot->skip_load     ? Time::zero()
+                    : inst.boot->load_s >= 0 ? ceil_seconds(inst.boot->load_s)
+                    : fn.model->cold_start   ? ceil_seconds(fn.model->cold_start->load_s.value)
+                                             : transfer_time(fn.bytes, config_.load_bps);
+  inst.boot->stage = "load";
+  inst.boot->stage_since = sim_.now();
+  inst.timer = sim_.schedule_in(load, [this, id] { load_done(id); });
 }
 
 void ColdStarts::load_done(InstanceId id) {
@@ -262,13 +283,14 @@ void ColdStarts::cancel(Inst& inst) {
 
 void ColdStarts::write_summary(json& out) const {
   std::uint64_t completed = 0;
-  double dl = 0, ld = 0, cp = 0;
+  double dl = 0, rt = 0, ld = 0, cp = 0;
   std::map<std::string, std::uint64_t> sources;
   for (const auto& c : log_) {
     ++sources[policy::to_string(c.source)];
     if (!c.completed) continue;
     ++completed;
     dl += c.download.to_seconds();
+    rt += c.runtime.to_seconds();
     ld += c.load.to_seconds();
     cp += c.copy.to_seconds();
   }
@@ -276,13 +298,16 @@ void ColdStarts::write_summary(json& out) const {
     return completed > 0 ? json(s / static_cast<double>(completed)) : json(nullptr);
   };
   out["instances_started"] = log_.size();
-  out["cold_starts"] = {
-      {"count", log_.size()},
-      {"completed", completed},
-      {"by_stage", {{"download_s", mean(dl)}, {"load_s", mean(ld)}, {"copy_s", mean(cp)}}},
-      {"total_s", mean(dl + ld + cp)},
-      {"sources", sources},
-      {"chained", chained_}};
+  out["cold_starts"] = {{"count", log_.size()},
+                        {"completed", completed},
+                        {"by_stage",
+                         {{"download_s", mean(dl)},
+                          {"runtime_s", mean(rt)},
+                          {"load_s", mean(ld)},
+                          {"copy_s", mean(cp)}}},
+                        {"total_s", mean(dl + rt + ld + cp)},
+                        {"sources", sources},
+                        {"chained", chained_}};
 }
 
 }  // namespace sim::platform::serverless

@@ -1,6 +1,7 @@
 #pragma once
 /// Cold starts (DESIGN.md "Cold start"): the sourcing policy's choice, then download (shared
-/// downloads, chained multicast, or flows on the network), load and copy; the log of their
+/// downloads, chained multicast, or flows on the network), the runtime stage (container and
+/// serving-runtime start, when configured), load and copy; the log of their
 /// stage durations. When an instance's model is on its device, the cold start reports it
 /// through `ready`; the control plane decides what the instance does next.
 
@@ -54,6 +55,8 @@ class ColdStarts {
   void join_chain(Inst& inst, const policy::SourceChoice& choice);
   void launch_chain(std::uint64_t chain);
   void download_done(InstanceId id);
+  void runtime_done(InstanceId id);
+  void start_load(Inst& inst);
   void load_done(InstanceId id);
   void copy_done(InstanceId id);
 

@@ -10,6 +10,12 @@ Time scaled(Time t, double k) {
   return seconds(t.to_seconds() * k);
 }
 
+/// Instances that serve the function now or soon (a draining instance is on its way out).
+bool serving(InstanceState s) {
+  return s == InstanceState::kColdStarting || s == InstanceState::kIdle ||
+         s == InstanceState::kBusy;
+}
+
 }  // namespace
 
 Windows HistogramKeepAlive::derive(const Track& t) const {
@@ -50,6 +56,11 @@ Windows HistogramKeepAlive::windows(std::uint32_t function) const {
   return it->second.windows;
 }
 
+std::vector<InstanceConfig> HistogramKeepAlive::capacity(std::uint32_t function) const {
+  auto it = tracks_.find(function);
+  return it == tracks_.end() ? std::vector<InstanceConfig>{} : it->second.capacity;
+}
+
 void HistogramKeepAlive::observe(const PlatformView& view) {
   for (const FunctionView& f : view.functions) {
     auto it = tracks_.find(f.id);
@@ -71,9 +82,16 @@ void HistogramKeepAlive::observe(const PlatformView& view) {
         const Time idle = std::max(Time::zero(), view.now - *t.last_active - view.control_interval);
         t.long_term.add(view.now, idle);
         t.short_term.add(view.now, idle);
+        // A gap at least as long as the pre-warming window (any gap when there is none) ends
+        // the activity: judged by the windows before this sample.
+        if (idle > Time::zero() && idle >= t.windows.prewarm) t.capacity.clear();
       }
       t.last_active = view.now;
       t.arrivals = f.arrivals;
+      std::vector<InstanceConfig> live;
+      for (const InstanceView& i : view.instances)
+        if (i.function == f.id && serving(i.state)) live.push_back(i.config);
+      if (live.size() >= t.capacity.size()) t.capacity = std::move(live);
     }
     t.windows = derive(t);
   }
@@ -98,13 +116,24 @@ std::vector<StartInstance> HistogramKeepAlive::prewarm(const PlatformView& view)
   for (const FunctionView& f : view.functions) {
     const Track& t = tracks_.at(f.id);
     const Windows w = t.windows;
-    if (w.prewarm <= Time::zero() || !t.last_active || f.live() > 0 || f.queue_length > 0) {
+    // A queued request is the autoscaler's to serve (scale from zero).
+    if (w.prewarm <= Time::zero() || !t.last_active || f.queue_length > 0) continue;
+    const Time load_at = *t.last_active + w.prewarm;
+    if (view.now < load_at || view.now >= load_at + w.keep_alive) continue;
+    if (!config_.prewarm_capacity || t.capacity.empty()) {
+      if (f.live() == 0) out.push_back({f.id, 1, std::nullopt, std::nullopt});
       continue;
     }
-    const Time load_at = *t.last_active + w.prewarm;
-    if (view.now >= load_at && view.now < load_at + w.keep_alive) {
-      out.push_back({f.id, 1, std::nullopt, std::nullopt});
+    // Load what the last activity held and is not live now, configuration by configuration
+    // (placement chooses the servers).
+    std::vector<InstanceConfig> missing = t.capacity;
+    for (const InstanceView& i : view.instances) {
+      if (i.function != f.id || !serving(i.state)) continue;
+      const auto m = std::find(missing.begin(), missing.end(), i.config);
+      if (m != missing.end()) missing.erase(m);
     }
+    for (const InstanceConfig& c : missing)
+      out.push_back({f.id, 1, c, std::nullopt});
   }
   return out;
 }

@@ -41,6 +41,11 @@ Decisions InflessAutoscaler::decide(const PlatformView& view) {
       bounds.push_back(rate_bounds(t_exec, slo, i.config.max_batch));
       ids.push_back(i.id);
     }
+    if (rate > 0.0) {
+      Activity& a = activity_[f.id];
+      if (!a.last || view.now - *a.last >= config_.release_hold) a.since = view.now;
+      a.last = view.now;
+    }
     auto& hist = history_[f.id];
     while (!hist.empty() && hist.front().first + config_.release_hold <= view.now)
       hist.pop_front();
@@ -63,8 +68,11 @@ Decisions InflessAutoscaler::decide(const PlatformView& view) {
       double held = rate;
       for (const auto& [t, r] : hist)
         held = std::max(held, r);
-      for (std::size_t k : release_set(held, bounds, config_.alpha))
-        d.stop.push_back({ids[k]});
+      const Activity& a = activity_[f.id];
+      if (!config_.hold_after_quiet || view.now - a.since >= config_.release_hold) {
+        for (std::size_t k : release_set(held, bounds, config_.alpha))
+          d.stop.push_back({ids[k]});
+      }
     }
     hist.emplace_back(view.now, rate);
   }

@@ -114,6 +114,12 @@ PolicyKind infless_autoscaler() {
       .doc(
           "rule (iii) uses the largest R of this long a history (public code: an instance is "
           "drained after 3 idle 10 s checks)");
+  s->add("hold_after_quiet", ParamType::kBool)
+      .def(true)
+      .doc(
+          "after a whole release_hold without requests, rule (iii) waits a whole hold of renewed "
+          "activity before releasing the instances the keep-alive policy kept through the gap "
+          "(LSTH governs a quiet function's instances); false: it judges them at once");
   s->add("max_batch", ParamType::kInteger)
       .def(0)
       .at_least(0)
@@ -131,6 +137,7 @@ PolicyKind infless_autoscaler() {
             c.resource_scheduling = p.at("resource_scheduling").get<bool>();
             c.release = p.at("release").get<bool>();
             c.release_hold = config::get_duration(p, "release_hold");
+            c.hold_after_quiet = p.at("hold_after_quiet").get<bool>();
             c.max_batch = p.at("max_batch").get<int>();
             c.cpu_gflops_per_thread = p.at("cpu_gflops_per_thread").get<double>();
             c.gpu_gflops = p.at("gpu_gflops").get<double>();
@@ -304,6 +311,15 @@ void add_histogram(config::Schema& s) {
       .doc("keep-alive without a usable histogram (Shahrad et al.: the histogram range)");
 }
 
+void add_prewarm(config::Schema& s, bool capacity) {
+  s.add("prewarm_capacity", ParamType::kBool)
+      .def(capacity)
+      .doc(
+          "pre-warm the configurations of the instances live at the peak of the function's last "
+          "activity (INFless §3.5: LSTH prepares instances for the peak seen before); false: one "
+          "instance with the function's default configuration when none is live");
+}
+
 HistogramKeepAliveConfig histogram_of(const json& p, bool lsth) {
   HistogramKeepAliveConfig c;
   c.lsth = lsth;
@@ -313,6 +329,7 @@ HistogramKeepAliveConfig histogram_of(const json& p, bool lsth) {
   c.tail_percentile = p.at("tail_percentile").get<double>();
   c.min_samples = p.at("min_samples").get<std::size_t>();
   c.fallback_keep_alive = config::get_duration(p, "fallback_keep_alive");
+  c.prewarm_capacity = p.at("prewarm_capacity").get<bool>();
   return c;
 }
 
@@ -322,6 +339,7 @@ PolicyKind lsth_keep_alive() {
       "gamma L_head + (1 - gamma) S_head, keep-alive likewise from the tails (5th/99th pct).";
   auto s = policy_schema(kKeepAlive, "lsth", doc);
   add_histogram(*s);
+  add_prewarm(*s, true);
   s->add("long_window", ParamType::kDuration).def("24h").at_least(1e-3).doc("LTP window");
   s->add("short_window", ParamType::kDuration).def("1h").at_least(1e-3).doc("STB window");
   s->add("gamma", ParamType::kNumber).def(0.5).at_least(0).at_most(1).doc("long-term weight");
@@ -340,6 +358,7 @@ PolicyKind hhp_keep_alive() {
       "head - 10%, keep-alive to tail + 10%; the range as keep-alive when not representative.";
   auto s = policy_schema(kKeepAlive, "hhp", doc);
   add_histogram(*s);
+  add_prewarm(*s, false);
   s->add("window", ParamType::kDuration).def("4h").at_least(1e-3).doc("tracked duration");
   s->add("margin", ParamType::kNumber).def(0.1).at_least(0).at_most(1).doc("head/tail margin");
   s->add("cv_threshold", ParamType::kNumber)

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "sim/policy/infless/histogram_keep_alive.hpp"
 
 namespace sim::policy::infless {
@@ -130,6 +132,124 @@ TEST(Lsth, UnloadsThenPrewarmsOneInstance) {
   fresh.batches = 0;
   fresh.state_since = minutes(302) + seconds(5);
   EXPECT_EQ(k.idle_timeout(fresh, f), minutes(300) + seconds(390) - fresh.state_since);
+}
+
+InstanceView serving_instance(InstanceId id, int batch, double share,
+                              InstanceState state = InstanceState::kIdle) {
+  InstanceView i;
+  i.id = id;
+  i.function = 0;
+  i.state = state;
+  i.config.max_batch = batch;
+  i.config.gpu_share = share;
+  return i;
+}
+
+/// The shifting pattern with one more invocation at minute 301 (back to back with 300, idle 0):
+/// the windows stay P = 120 s, K = 270 s (the extra 0 s sample is below both heads' ranks:
+/// short term 22 samples, rank ceil(1.1) = 2 -> 120 s; long term 59, rank 3 -> 120 s; tails
+/// rank 22 -> 180 s and rank 59 -> 600 s). The instances live at each active minute are given
+/// by `live_at`.
+void feed_with_instances(HistogramKeepAlive& k,
+                         const std::map<int, std::vector<InstanceView>>& live_at) {
+  auto active = shifting_pattern();
+  active.push_back(301);
+  std::uint64_t arrivals = 0;
+  std::size_t next = 0;
+  for (int m = 0; m <= 301; ++m) {
+    PlatformView v;
+    if (next < active.size() && active[next] == m) {
+      ++arrivals;
+      ++next;
+      if (auto it = live_at.find(m); it != live_at.end()) v.instances = it->second;
+    }
+    v.now = minutes(m);
+    v.control_interval = minutes(1);
+    FunctionView f;
+    f.id = 0;
+    f.arrivals = arrivals;
+    v.functions = {f};
+    k.observe(v);
+  }
+}
+
+// LSTH pre-warms the last activity's peak: minute 297 (3 instances) is its own activity (the
+// gap to 300 is 120 s >= P), the activity of minutes 300-301 peaks at 300 with (b4, 20%),
+// (b4, 20%), (b1, 10%) and shrinks to one (b4, 20%) at 301 (a draining instance does not
+// count). At minute 303 (301 + P) one (b4, 20%) is still live: the two missing configurations
+// are started, each with its own configuration; none at 302, none once all are live.
+TEST(Lsth, PrewarmsTheConfigurationsOfTheLastActivitysPeak) {
+  HistogramKeepAlive k(HistogramKeepAliveConfig{});
+  std::map<int, std::vector<InstanceView>> live;
+  live[297] = {serving_instance(1, 8, 0.4), serving_instance(2, 8, 0.4),
+               serving_instance(3, 8, 0.4), serving_instance(4, 8, 0.4)};
+  live[300] = {serving_instance(5, 4, 0.2), serving_instance(6, 4, 0.2, InstanceState::kBusy),
+               serving_instance(7, 1, 0.1, InstanceState::kColdStarting),
+               serving_instance(8, 8, 0.4, InstanceState::kDraining)};
+  live[301] = {serving_instance(5, 4, 0.2)};
+  feed_with_instances(k, live);
+  ASSERT_EQ(k.windows(0).prewarm, seconds(120));
+  ASSERT_EQ(k.windows(0).keep_alive, seconds(270));
+  ASSERT_EQ(k.capacity(0).size(), 3u);
+
+  FunctionView f;
+  f.id = 0;
+  f.arrivals = 60;  // as fed: no new arrival
+  PlatformView v;
+  v.control_interval = minutes(1);
+  v.functions = {f};
+  v.functions[0].idle = 1;
+  v.instances = {serving_instance(5, 4, 0.2)};
+  v.now = minutes(302);
+  EXPECT_TRUE(k.prewarm(v).empty());
+  v.now = minutes(303);
+  const auto starts = k.prewarm(v);
+  ASSERT_EQ(starts.size(), 2u);
+  for (const auto& s : starts) {
+    EXPECT_EQ(s.function, 0u);
+    EXPECT_EQ(s.count, 1);
+    ASSERT_TRUE(s.config.has_value());
+    EXPECT_FALSE(s.location.has_value());
+  }
+  EXPECT_EQ(starts[0].config->max_batch, 4);
+  EXPECT_DOUBLE_EQ(starts[0].config->gpu_share, 0.2);
+  EXPECT_EQ(starts[1].config->max_batch, 1);
+  EXPECT_DOUBLE_EQ(starts[1].config->gpu_share, 0.1);
+  v.instances = {serving_instance(5, 4, 0.2), serving_instance(9, 4, 0.2),
+                 serving_instance(10, 1, 0.1, InstanceState::kColdStarting)};
+  v.functions[0].idle = 2;
+  v.functions[0].cold_starting = 1;
+  EXPECT_TRUE(k.prewarm(v).empty());
+  // After the keep-alive window (303 + 270 s) nothing is pre-warmed any more.
+  v.instances.clear();
+  v.functions[0].idle = v.functions[0].cold_starting = 0;
+  v.now = minutes(301) + seconds(120 + 270);
+  EXPECT_TRUE(k.prewarm(v).empty());
+}
+
+// Without prewarm_capacity (HHP's default) the same history pre-warms one instance of the
+// function's default configuration, and only when none is live.
+TEST(Hhp, PrewarmsOneInstanceWithoutCapacity) {
+  HistogramKeepAliveConfig c;
+  c.prewarm_capacity = false;
+  HistogramKeepAlive k(c);
+  std::map<int, std::vector<InstanceView>> live;
+  live[300] = {serving_instance(5, 4, 0.2), serving_instance(6, 4, 0.2)};
+  feed_with_instances(k, live);
+  FunctionView f;
+  f.id = 0;
+  f.arrivals = 60;
+  PlatformView v;
+  v.control_interval = minutes(1);
+  v.functions = {f};
+  v.now = minutes(303);
+  const auto starts = k.prewarm(v);
+  ASSERT_EQ(starts.size(), 1u);
+  EXPECT_EQ(starts[0].count, 1);
+  EXPECT_FALSE(starts[0].config.has_value());
+  v.functions[0].idle = 1;
+  v.instances = {serving_instance(5, 4, 0.2)};
+  EXPECT_TRUE(k.prewarm(v).empty());
 }
 
 // No pre-warming window (busy function: back-to-back active minutes, head = 0): idle

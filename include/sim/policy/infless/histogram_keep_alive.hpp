@@ -5,8 +5,17 @@
 /// Both track a function's idle times (time between invocations, observed at control ticks) and
 /// derive a pre-warming window P (the head, 5th percentile) and a keep-alive window K (from the
 /// head to the tail, 99th percentile): after the function's last invocation its instances are
-/// unloaded at once when P > 0 and one instance is loaded again at P and kept until P + K;
-/// when P = 0 idle instances are kept for K.
+/// unloaded at once when P > 0 and loaded again at P and kept until P + K; when P = 0 idle
+/// instances are kept for K.
+///
+/// How many instances are loaded again: HHP's unit is one application image (Shahrad et al.),
+/// so one. LSTH pre-warms the capacity of the function's last activity -- the configurations of
+/// the instances live at its peak -- because INFless §3.5 says LSTH fails to "prepare
+/// sufficient number of instances" only when a spike "exceeds the peak request arrival rate in
+/// history": it prepares instances for the peak seen before, not one. The paper does not say
+/// over which history; the last activity (active ticks with no gap of P or more between them)
+/// follows the load as it changes, where the peak of the whole 24 h window would hold the day's
+/// largest burst ready before every later one.
 
 #include <map>
 #include <vector>
@@ -30,6 +39,8 @@ struct HistogramKeepAliveConfig {
   double cv_threshold = 2.0;    ///< HHP: below, the histogram is not representative
   std::size_t min_samples = 5;  ///< fewer idle times: no pattern yet
   Time fallback_keep_alive = seconds(4 * 3600.0);  ///< without a usable histogram
+  /// true: pre-warm the instances live at the last activity's peak (LSTH); false: one (HHP).
+  bool prewarm_capacity = true;
 };
 
 struct Windows {
@@ -45,6 +56,8 @@ class HistogramKeepAlive final : public KeepAlive {
 
   /// The current windows of a function (what idle_timeout and prewarm use).
   [[nodiscard]] Windows windows(std::uint32_t function) const;
+  /// The configurations pre-warming restores (the last activity's peak), for tests.
+  [[nodiscard]] std::vector<InstanceConfig> capacity(std::uint32_t function) const;
   /// Records the idle times seen in `view` (prewarm calls it): tests may call it directly.
   void observe(const PlatformView& view);
 
@@ -55,6 +68,9 @@ class HistogramKeepAlive final : public KeepAlive {
     IdleHistogram long_term;
     IdleHistogram short_term;
     Windows windows;
+    /// Configurations of the function's live instances at the active tick with the most of
+    /// them in the current (after it ends: the last) activity.
+    std::vector<InstanceConfig> capacity{};
   };
   [[nodiscard]] Windows derive(const Track& t) const;
   HistogramKeepAliveConfig config_;
