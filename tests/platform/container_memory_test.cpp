@@ -146,7 +146,7 @@ TEST(ContainerMemory, MemoryInUseNeverExceedsCapacity) {
       }
     }
     const auto m = h.platform->summary_extra(h.sim.now())["memory_utilisation"];
-    memory_waits += m["batches_waited_for_memory"].get<std::uint64_t>();
+    memory_waits += m["dispatches_short_of_memory"].get<std::uint64_t>();
   }
   // The draws do make batches wait for memory, so the property is exercised.
   EXPECT_GT(memory_waits, 0u);

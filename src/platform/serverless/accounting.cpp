@@ -114,7 +114,7 @@ void Accounting::write_summary(json& out, Time end, const Hosts& hosts, const In
         gpu_memory_capacity > 0 ? (gpu_used - act_used) / gpu_memory_capacity : 0.0;
     m["gpu_activations"] = gpu_memory_capacity > 0 ? act_used / gpu_memory_capacity : 0.0;
     m["gpu_activations_peak_gb"] = activation_peak_gb_;
-    m["batches_waited_for_memory"] = memory_waits_;
+    m["dispatches_short_of_memory"] = memory_waits_;
   }
   out["fragmentation"] = {
       {"gpu_memory_end", frag_end.fraction()},
