@@ -79,12 +79,25 @@ TEST(ContainerMemory, BatchFootprintHoldsTheFootprintWhileIdle) {
 }
 
 TEST(ContainerMemory, PlacementKeepsRoomForTheLargestActivations) {
-  // A third instance would leave 3W + A = 45 GB > 40 GB: a batch could never start.
+  // f: W = 2 GB, A = 30 GB (footprint 32); g: W = 4 GB, A = 1 GB (footprint 5). Four instances
+  // of f fit: 4 x 2 + 30 = 38 GB <= 40. An instance of g would leave 8 + 4 + 30 = 42 GB > 40:
+  // f's batch could never start while g's weights sit there, so g is refused although the
+  // placement policy sees room for its footprint (40 - 8 = 32 GB free >= 5).
+  ServerlessConfig c = one_mps_gpu(ContainerMemory::kWeightsResident);
+  c.functions[0].device_memory_gb = 32.0;
+  c.functions[0].model_bytes = 2e9;
+  c.functions.push_back(testing::function("g", "test/mps4", 1));
+  c.functions.back().device_memory_gb = 5.0;
+  c.functions.back().model_bytes = 4e9;
   auto p = testing::reference_policies();
-  p.autoscaler = std::make_unique<ref::FixedPoolAutoscaler>(3);
-  Harness h(one_mps_gpu(ContainerMemory::kWeightsResident), std::move(p));
+  p.autoscaler = std::make_unique<ref::FixedPoolAutoscaler>(4);
+  Harness h(c, std::move(p));
   h.sim.run_until(seconds(300));
-  EXPECT_EQ(h.platform->live_instances(), 2u);
+  const auto v = h.platform->view();
+  EXPECT_EQ(v.instances.size(), 4u);
+  for (const auto& i : v.instances)
+    EXPECT_EQ(i.function, 0u);
+  EXPECT_DOUBLE_EQ(v.hosts[0].gpus[0].memory_free_gb, 32.0);
 }
 
 // Property: over random footprints, weights, batch sizes and arrivals, on a whole MPS GPU and
