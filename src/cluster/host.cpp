@@ -130,6 +130,26 @@ void GpuDevice::release(int slice, double gb) {
   if (instances_[i] == 0) reserved_gb_[i] = 0.0;  // no drift
 }
 
+bool GpuDevice::hold(int slice, double gb) {
+  const auto i = index(slice);
+  // The same tolerance as placement (feasibility.cpp): sums of GB fractions drift.
+  if (place_memory_gb(slice) - reserved_gb_[i] + 1e-9 < gb) return false;
+  reserved_gb_[i] += gb;
+  held_gb_[i] += gb;
+  return true;
+}
+
+void GpuDevice::unhold(int slice, double gb) {
+  const auto i = index(slice);
+  reserved_gb_[i] -= gb;
+  held_gb_[i] -= gb;
+  if (held_gb_[i] < 1e-9) held_gb_[i] = 0.0;
+}
+
+double GpuDevice::held_gb(int slice) const {
+  return held_gb_[index(slice)];
+}
+
 void GpuDevice::batch_started(Time now) {
   if (running_batches_++ == 0) busy_since_ = now;
 }
@@ -145,6 +165,7 @@ Time GpuDevice::busy_time(Time now) const {
 void GpuDevice::geometry_changed() {
   reserved_gb_.assign(places(), 0.0);
   instances_.assign(places(), 0);
+  held_gb_.assign(places(), 0.0);
 }
 
 double Host::cost_usd(Time end) const {

@@ -334,6 +334,18 @@ PlatformKind serverless_platform_kind() {
       .doc(
           "dispatch_scope node: round-robin over the nodes hosting the function, or the node "
           "with the fewest queued requests and running batches per instance");
+  schema->add("container_memory", ParamType::kChoice)
+      .def("batch-footprint")
+      .one_of({"batch-footprint", "weights-resident"})
+      .doc(
+          "GPU memory of a container: batch-footprint holds its model's batch footprint (weights "
+          "+ a full batch's activations) for its lifetime, as an allocator that keeps its first "
+          "batch's memory; weights-resident holds its weights (model_size) and takes a batch's "
+          "activations (footprint - weights) only while the batch runs: a batch starts only when "
+          "they fit the free memory of its GPU or slice, else it waits in its queue, and a "
+          "container is placed only where the weights of the place's containers plus the largest "
+          "activations among them fit (Protean §6.1.4 memory use). GPU functions that are "
+          "time-sliced, operator-profile or partitioned keep their footprint");
   schema->add("cpu_latency", ParamType::kChoice)
       .def("average")
       .one_of({"average", "sampled", "maximum"})
@@ -432,6 +444,9 @@ PlatformKind serverless_platform_kind() {
                            : DispatchScope::kCluster;
     c.gateway = p.at("gateway").get<std::string>() == "least-loaded" ? GatewayRoute::kLeastLoaded
                                                                      : GatewayRoute::kRoundRobin;
+    c.container_memory = p.at("container_memory").get<std::string>() == "weights-resident"
+                             ? ContainerMemory::kWeightsResident
+                             : ContainerMemory::kBatchFootprint;
     c.time_slice_mode = p.at("time_slice_mode").get<std::string>() == "average"
                             ? gpu::TimeSliceMode::kAverage
                             : gpu::TimeSliceMode::kSlotSchedule;

@@ -68,6 +68,13 @@ class GpuDevice {
   [[nodiscard]] int instances() const;
   void reserve(int slice, double gb);
   void release(int slice, double gb);
+  /// Memory a running batch holds on top of its instance's reservation (activations of
+  /// ContainerMemory::kWeightsResident): taken only if it fits the place's free memory, so the
+  /// memory in use never exceeds the place's; false (nothing taken) when it does not fit.
+  [[nodiscard]] bool hold(int slice, double gb);
+  void unhold(int slice, double gb);
+  /// Of reserved_gb(slice), what running batches hold.
+  [[nodiscard]] double held_gb(int slice) const;
 
   // Busy time (any batch running on any place), for utilisation.
   void batch_started(Time now);
@@ -85,6 +92,7 @@ class GpuDevice {
   std::unique_ptr<gpu::MigGpu> mig_;
   std::vector<double> reserved_gb_;
   std::vector<int> instances_;
+  std::vector<double> held_gb_;
   int running_batches_ = 0;
   Time busy_since_;
   Time busy_total_;

@@ -92,6 +92,16 @@ enum class GatewayRoute : std::uint8_t {
   kLeastLoaded  ///< the node with the fewest queued and running batches per routable instance
 };
 
+/// What GPU memory a container holds (docs/policy-authors.md "Container memory").
+enum class ContainerMemory : std::uint8_t {
+  /// its model's whole batch footprint (weights + a full batch's activations) for its
+  /// lifetime, as a framework whose allocator keeps the memory of its first batch
+  kBatchFootprint,
+  /// its weights for its lifetime; a batch's activations only while the batch runs (a batch
+  /// starts only when they fit the GPU's or slice's free memory, else it waits in its queue)
+  kWeightsResident
+};
+
 struct ServerlessConfig {
   std::vector<HostTemplate> hosts;
   double pcie_bps = 512e9;    ///< host-to-GPU copy bandwidth
@@ -114,6 +124,7 @@ struct ServerlessConfig {
   std::uint64_t queue_capacity = 1000000;  ///< per queue; arrivals beyond it are dropped
   DispatchScope dispatch_scope = DispatchScope::kCluster;
   GatewayRoute gateway = GatewayRoute::kRoundRobin;
+  ContainerMemory container_memory = ContainerMemory::kBatchFootprint;
   /// How CPU instances draw a batch's latency from HarmonyBatch eq. 1.
   gpu::CpuLatencyMode cpu_latency = gpu::CpuLatencyMode::kAverage;
   /// Absent: no function billing in the summary.

@@ -14,9 +14,17 @@ void Accounting::memory_changed(Time now, double host_bytes, double gpu_gb) {
   const double dt = (now - memory_since_).to_seconds();
   host_byte_seconds_ += host_reserved_bytes_ * dt;
   gpu_gb_seconds_ += gpu_reserved_gb_ * dt;
+  activation_gb_seconds_ += activation_gb_ * dt;
   memory_since_ = now;
   host_reserved_bytes_ += host_bytes;
   gpu_reserved_gb_ += gpu_gb;
+}
+
+void Accounting::activations_changed(Time now, double gb) {
+  memory_changed(now, 0.0, gb);
+  activation_gb_ += gb;
+  if (activation_gb_ < 1e-9) activation_gb_ = 0.0;  // no drift
+  activation_peak_gb_ = std::max(activation_peak_gb_, activation_gb_);
 }
 
 // Per-batch function billing (FunctionBilling). Pipelined batches of partitioned replicas are
@@ -97,6 +105,17 @@ void Accounting::write_summary(json& out, Time end, const Hosts& hosts, const In
   out["memory_utilisation"] = {
       {"host", host_memory_capacity > 0 ? host_used / host_memory_capacity : 0.0},
       {"gpu", gpu_memory_capacity > 0 ? gpu_used / gpu_memory_capacity : 0.0}};
+  if (report_activations_) {
+    // gpu = gpu_resident + gpu_activations: what instances hold for their lifetime (weights)
+    // and what their running batches hold.
+    const double act_used = activation_gb_seconds_ + activation_gb_ * tail_s;
+    auto& m = out["memory_utilisation"];
+    m["gpu_resident"] =
+        gpu_memory_capacity > 0 ? (gpu_used - act_used) / gpu_memory_capacity : 0.0;
+    m["gpu_activations"] = gpu_memory_capacity > 0 ? act_used / gpu_memory_capacity : 0.0;
+    m["gpu_activations_peak_gb"] = activation_peak_gb_;
+    m["dispatches_short_of_memory"] = memory_waits_;
+  }
   out["fragmentation"] = {
       {"gpu_memory_end", frag_end.fraction()},
       {"gpu_memory_free_gb_end", frag_end.free_gb},

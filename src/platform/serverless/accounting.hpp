@@ -27,6 +27,14 @@ class Accounting {
 
   /// Host memory (bytes) or GPU memory (GB) reserved (> 0) or freed (< 0) at `now`.
   void memory_changed(Time now, double host_bytes, double gpu_gb);
+  /// GPU memory (GB) that running batches hold for their activations taken (> 0) or released
+  /// (< 0) at `now` (ContainerMemory::kWeightsResident); counted in the GPU memory too.
+  void activations_changed(Time now, double gb);
+  /// Adds the split of GPU memory use into the instances' own and their batches' activations
+  /// to the summary (ContainerMemory::kWeightsResident).
+  void report_activations() { report_activations_ = true; }
+  /// Queued requests found their instances idle but short of activation memory.
+  void waited_for_memory() { ++memory_waits_; }
   /// A batch of `inst` ran from result.started to result.finished (inst.batch still holds it).
   void batch_finished(const Inst& inst, const gpu::JobResult& result);
   void instance_ended(const Inst& inst, Time now);
@@ -56,6 +64,11 @@ class Accounting {
   double gpu_reserved_gb_ = 0.0;
   double host_byte_seconds_ = 0.0;
   double gpu_gb_seconds_ = 0.0;
+  double activation_gb_ = 0.0;
+  double activation_gb_seconds_ = 0.0;
+  double activation_peak_gb_ = 0.0;  ///< most activation memory held at once, cluster-wide
+  bool report_activations_ = false;
+  std::uint64_t memory_waits_ = 0;
   // Function billing (ServerlessConfig::billing), by function id.
   struct BillingTally {
     double usd = 0.0;

@@ -30,6 +30,9 @@ ControlPlane::ControlPlane(ServerlessConfig config, const gpu::ModelCatalog& cat
     throw std::invalid_argument("serverless platform: control_interval must be > 0");
   }
   if (config_.rate_windows.empty()) config_.rate_windows.push_back(seconds(10));
+  if (config_.container_memory == ContainerMemory::kWeightsResident) {
+    accounting_.report_activations();
+  }
 
   ColdStartNetwork network;
   if (config_.network) {

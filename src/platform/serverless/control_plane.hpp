@@ -65,6 +65,13 @@ class ControlPlane final : private FleetEvents {
   [[nodiscard]] bool serves(const Inst& inst, const Queue& q) const;
   void schedule_reroute();
   void reroute_stranded();
+  /// ContainerMemory::kWeightsResident: whether a batch of `inst` may start now (its
+  /// activations fit the free memory of its GPU or slice); always true without activations.
+  [[nodiscard]] bool activations_fit(const Inst& inst) const;
+  void release_activations(Inst& inst);
+  /// Pumps the queues whose idle instances waited for activation memory (in the order they
+  /// first waited), once a batch has released some.
+  void pump_memory_waiting();
   void run_batch(Inst& inst, std::vector<Request> batch);
   void finish_batch(InstanceId id, std::uint64_t batch_serial, const gpu::JobResult& result);
   /// The one completion path: records the batch's requests (records.hpp).
@@ -113,6 +120,7 @@ class ControlPlane final : private FleetEvents {
   std::vector<std::unique_ptr<Queue>> queues_;    ///< by first member function id
   std::vector<Queue*> node_queues_;               ///< every node queue, in creation order
   EventHandle reroute_;                           ///< pending reroute_stranded()
+  std::vector<Queue*> memory_waiting_;            ///< see pump_memory_waiting()
   std::vector<std::unique_ptr<Inst>> graveyard_;  ///< terminated, freed at the next tick
   InstanceId next_instance_ = 1;
   std::uint64_t next_batch_ = 1;

@@ -14,13 +14,15 @@ namespace sim::platform::serverless {
 Execution reserve_execution(const Fn& fn, const policy::InstanceConfig& config,
                             const policy::Location& loc, InstanceId id, cluster::Host& host,
                             const Instances& instances, Simulation& sim,
-                            const ServerlessConfig& settings) {
+                            const ServerlessConfig& settings, ContainerMemory memory) {
   Execution e;
   if (fn.spec.gpu) {
     auto& g = *host.gpus[static_cast<std::size_t>(loc.gpu)];
     const std::string name =
         host.name + "/gpu" + std::to_string(loc.gpu) + "/instance" + std::to_string(id);
-    e.device_gb = config.time_slice_gb > 0 ? config.time_slice_gb : fn.device_gb;
+    const MemoryCharge charge = memory_charge(fn, config, memory);
+    e.device_gb = charge.resident_gb;
+    e.activation_gb = charge.activation_gb;
     if (config.time_slice_gb > 0) {
       // HarmonyBatch eq. 3-4: its own window of the GPU's time.
       e.window_gb = *time_slice_window(fn, loc, config.time_slice_gb, instances);

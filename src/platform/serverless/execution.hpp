@@ -14,15 +14,17 @@ struct Execution {
   gpu::ExecutionUnit* unit = nullptr;
   std::unique_ptr<gpu::ExecutionUnit> own_unit;  ///< CPU, time-sliced, operator-profile
   double device_gb = 0.0;                        ///< GPU memory reserved
+  double activation_gb = 0.0;                    ///< GPU memory per running batch
   double cores = 0.0;                            ///< host cores reserved
   double window_gb = 0.0;  ///< time-sliced: window start within the cycle, in GB units
 };
 
 /// Builds the execution unit of instance `id` of `fn` at `loc` (feasible: fits() held) and
-/// reserves its GPU memory and cores on `host`.
+/// reserves its GPU memory (memory_charge(fn, config, memory)) and cores on `host`.
 [[nodiscard]] Execution reserve_execution(const Fn& fn, const policy::InstanceConfig& config,
                                           const policy::Location& loc, InstanceId id,
                                           cluster::Host& host, const Instances& instances,
-                                          Simulation& sim, const ServerlessConfig& settings);
+                                          Simulation& sim, const ServerlessConfig& settings,
+                                          ContainerMemory memory);
 
 }  // namespace sim::platform::serverless

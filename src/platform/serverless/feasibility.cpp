@@ -5,8 +5,16 @@
 
 namespace sim::platform::serverless {
 
+MemoryCharge memory_charge(const Fn& fn, const policy::InstanceConfig& c, ContainerMemory mode) {
+  if (!fn.spec.gpu) return {};
+  if (c.time_slice_gb > 0) return {c.time_slice_gb, 0.0};
+  if (mode == ContainerMemory::kBatchFootprint || c.cpu_threads > 0) return {fn.device_gb, 0.0};
+  const double weights = std::min(fn.bytes / 1e9, fn.device_gb);
+  return {weights, fn.device_gb - weights};
+}
+
 bool fits(const Fn& fn, const policy::InstanceConfig& c, const policy::Location& loc, double bytes,
-          const Hosts& hosts, const Instances& instances) {
+          const Hosts& hosts, const Instances& instances, ContainerMemory mode) {
   if (loc.host < 0 || static_cast<std::size_t>(loc.host) >= hosts.size()) return false;
   const auto& h = *hosts[static_cast<std::size_t>(loc.host)];
   if (!h.available || h.gone) return false;
@@ -31,10 +39,15 @@ bool fits(const Fn& fn, const policy::InstanceConfig& c, const policy::Location&
   int sliced = 0;
   int others = 0;
   double op_share = 0.0;
+  const MemoryCharge charge = memory_charge(fn, c, mode);
+  double resident = charge.resident_gb;     // weights of the place's instances and this one
+  double activation = charge.activation_gb;  // the largest activations among them
   for (const auto& [id, i] : instances) {
     if (!i->fn->spec.gpu || i->loc != loc) continue;
     ++(i->config.time_slice_gb > 0 ? sliced : others);
     if (i->config.cpu_threads > 0) op_share += i->config.gpu_share;
+    resident += i->device_gb;
+    activation = std::max(activation, i->activation_gb);
   }
   if (c.time_slice_gb > 0) {
     // cGPU: co-located time-sliced functions only, each in its own window.
@@ -49,8 +62,11 @@ bool fits(const Fn& fn, const policy::InstanceConfig& c, const policy::Location&
     if (!fn.model->operators || op_share + c.gpu_share > 1.0 + 1e-9) return false;
     if (h.spec.cores - h.reserved_cores < c.cpu_threads) return false;
   }
-  const double need_gb = c.time_slice_gb > 0 ? c.time_slice_gb : fn.device_gb;
-  return g.place_memory_gb(loc.slice) - g.reserved_gb(loc.slice) >= need_gb;
+  const double capacity = g.place_memory_gb(loc.slice);
+  if (capacity - g.reserved_gb(loc.slice) < charge.resident_gb) return false;
+  // Without activations this is the line above; with them, a batch of every instance here
+  // must fit once the others are idle, or one could wait for ever.
+  return activation <= 0.0 || resident + activation <= capacity + 1e-9;
 }
 
 std::optional<double> time_slice_window(const Fn& fn, const policy::Location& loc, double m_gb,

@@ -10,12 +10,28 @@
 
 namespace sim::platform::serverless {
 
+/// GPU memory an instance holds: for its lifetime, and on top of it while a batch runs.
+struct MemoryCharge {
+  double resident_gb = 0.0;
+  double activation_gb = 0.0;
+};
+
+/// What an instance of `fn` with `config` holds under `mode`. kWeightsResident splits the
+/// batch footprint into the weights (the model's bytes, at most the footprint) and the rest,
+/// a batch's activations; time-sliced (cGPU pages its memory), operator-profile and CPU
+/// instances keep the whole footprint (nothing per batch).
+[[nodiscard]] MemoryCharge memory_charge(const Fn& fn, const policy::InstanceConfig& config,
+                                         ContainerMemory mode);
+
 /// True when `fn` with `config` fits at `loc`: the host is up with `bytes` of free memory and
 /// the cores, the GPU (or MIG slice) is enabled with the memory, and the sharing rules hold
-/// (exclusive GPUs, cGPU windows, INFless SM shares).
+/// (exclusive GPUs, cGPU windows, INFless SM shares). Under kWeightsResident the place must
+/// hold the weights of its instances and of this one plus the largest activations among them,
+/// so that every instance there can run a batch once the others are idle.
 [[nodiscard]] bool fits(const Fn& fn, const policy::InstanceConfig& config,
                         const policy::Location& loc, double bytes, const Hosts& hosts,
-                        const Instances& instances);
+                        const Instances& instances,
+                        ContainerMemory mode = ContainerMemory::kBatchFootprint);
 
 /// Start (GB units of the cGPU cycle) of the first free window of m_gb on `loc`, if any.
 [[nodiscard]] std::optional<double> time_slice_window(const Fn& fn, const policy::Location& loc,

@@ -31,7 +31,10 @@ bool ControlPlane::start_instance(Fn& fn, const policy::InstanceConfig& config,
       return false;
     }
   }
-  if (!fits(fn, config, *loc, bytes, fleet_->hosts(), instances_)) {
+  // Parts of a partitioned replica run pipelined batches and keep their footprint.
+  const ContainerMemory memory =
+      part != nullptr ? ContainerMemory::kBatchFootprint : config_.container_memory;
+  if (!fits(fn, config, *loc, bytes, fleet_->hosts(), instances_, memory)) {
     ++counts_.rejected["start_invalid"];
     return false;
   }
@@ -52,10 +55,12 @@ bool ControlPlane::start_instance(Fn& fn, const policy::InstanceConfig& config,
   host.reserved_bytes += bytes;
   accounting_.memory_changed(sim_.now(), bytes, 0.0);
   host.cache.shrink_to(host.cache_capacity());
-  Execution e = reserve_execution(fn, config, *loc, inst->id, host, instances_, sim_, config_);
+  Execution e = reserve_execution(fn, config, *loc, inst->id, host, instances_, sim_, config_,
+                                  memory);
   inst->unit = e.unit;
   inst->own_unit = std::move(e.own_unit);
   inst->device_gb = e.device_gb;
+  inst->activation_gb = e.activation_gb;
   inst->cores = e.cores;
   inst->window_gb = e.window_gb;
   if (fn.spec.gpu) accounting_.memory_changed(sim_.now(), 0.0, inst->device_gb);
@@ -169,6 +174,7 @@ void ControlPlane::terminate(Inst& inst) {
   release_cold_start_memory(inst);
   auto& host = fleet_->host(inst.loc.host);
   if (inst.fn->spec.gpu) {
+    release_activations(inst);
     host.gpus[static_cast<std::size_t>(inst.loc.gpu)]->release(inst.loc.slice, inst.device_gb);
     accounting_.memory_changed(now, 0.0, -inst.device_gb);
   }

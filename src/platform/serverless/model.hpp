@@ -148,6 +148,9 @@ struct Inst {
   std::uint64_t batches = 0;
   double batch_latency_s = 0.0;  ///< solo latency of max_batch on its unit
   double device_gb = 0.0;        ///< GPU memory reserved for its lifetime
+  /// GPU memory a batch of it holds while it runs (ContainerMemory::kWeightsResident), 0 else
+  double activation_gb = 0.0;
+  bool holds_activations = false;  ///< its running batch holds activation_gb
   double cores = 0.0;            ///< host cores reserved for its lifetime
   double window_gb = 0.0;        ///< time-sliced: window start within the cycle, in GB units
   gpu::ExecutionUnit* unit = nullptr;

@@ -153,6 +153,7 @@ void ControlPlane::pump(Queue& q) {
   while (!q.requests.empty()) {
     idle.clear();
     int max_batch = 0;
+    bool short_of_memory = false;
     for (auto it = q.idle.begin(); it != q.idle.end();) {
       const Inst* i = find(*it);
       if (i == nullptr || i->life.state() != InstanceState::kIdle || i->held) {
@@ -161,10 +162,22 @@ void ControlPlane::pump(Queue& q) {
       }
       ++it;
       if (!fleet_->host(i->loc.host).available) continue;
+      if (!activations_fit(*i)) {
+        // Offered again when a batch releases memory (finish_batch); never over-committed.
+        short_of_memory = true;
+        continue;
+      }
       idle.push_back(instance_view(*i));
       max_batch = std::max(max_batch, i->config.max_batch);
     }
-    if (idle.empty()) return;
+    if (short_of_memory &&
+        std::find(memory_waiting_.begin(), memory_waiting_.end(), &q) == memory_waiting_.end()) {
+      memory_waiting_.push_back(&q);
+    }
+    if (idle.empty()) {
+      if (short_of_memory) accounting_.waited_for_memory();
+      return;
+    }
     const std::size_t n = std::min(q.requests.size(), kBatcherWindow);
     const auto qv = q.requests.window(n);
     const policy::BatchQueueView bv{sim_.now(), fid, max_batch, qv};
@@ -226,7 +239,16 @@ void ControlPlane::run_batch(Inst& inst, std::vector<Request> batch) {
     return;
   }
   if (inst.loc.gpu >= 0) {
-    fleet_->host(inst.loc.host).gpus[static_cast<std::size_t>(inst.loc.gpu)]->batch_started(now);
+    auto& g = *fleet_->host(inst.loc.host).gpus[static_cast<std::size_t>(inst.loc.gpu)];
+    g.batch_started(now);
+    if (inst.activation_gb > 0) {
+      // pump() offered only instances whose activations fit, so hold() cannot fail here.
+      if (!g.hold(inst.loc.slice, inst.activation_gb)) {
+        throw std::logic_error("a batch started without room for its activations");
+      }
+      inst.holds_activations = true;
+      accounting_.activations_changed(now, inst.activation_gb);
+    }
   }
   gpu::BatchJob job;
   job.id = inst.batch_serial;
@@ -252,14 +274,41 @@ void ControlPlane::finish_batch(InstanceId id, std::uint64_t serial, const gpu::
   accounting_.batch_finished(*inst, result);
   cluster::Host& host = fleet_->host(inst->loc.host);
   if (inst->loc.gpu >= 0) host.gpus[static_cast<std::size_t>(inst->loc.gpu)]->batch_finished(now);
+  const bool released = inst->holds_activations;
+  release_activations(*inst);
   inst->batch.clear();
   ++inst->batches;
   inst->life.transition(InstanceEvent::kBatchDone, now);
   if (inst->stop_after_batch || !host.available) {
     terminate(*inst);
-    return;
+  } else {
+    became_idle(*inst);
   }
-  became_idle(*inst);
+  if (released) pump_memory_waiting();
+}
+
+bool ControlPlane::activations_fit(const Inst& inst) const {
+  if (inst.activation_gb <= 0 || inst.loc.gpu < 0) return true;
+  const auto& g = *fleet_->host(inst.loc.host).gpus[static_cast<std::size_t>(inst.loc.gpu)];
+  // The tolerance of GpuDevice::hold().
+  return g.place_memory_gb(inst.loc.slice) - g.reserved_gb(inst.loc.slice) + 1e-9 >=
+         inst.activation_gb;
+}
+
+void ControlPlane::release_activations(Inst& inst) {
+  if (!inst.holds_activations) return;
+  inst.holds_activations = false;
+  fleet_->host(inst.loc.host)
+      .gpus[static_cast<std::size_t>(inst.loc.gpu)]
+      ->unhold(inst.loc.slice, inst.activation_gb);
+  accounting_.activations_changed(sim_.now(), -inst.activation_gb);
+}
+
+void ControlPlane::pump_memory_waiting() {
+  std::vector<Queue*> waiting;
+  waiting.swap(memory_waiting_);
+  for (Queue* q : waiting)
+    pump(*q);  // a queue still short of memory adds itself again
 }
 
 void ControlPlane::complete(const std::vector<Request>& batch, const BatchTimes& times) {
