@@ -42,16 +42,15 @@ json cold_starts_by_source(const std::vector<ColdStartRecord>& log, const WarmEx
   }
   json out = json::object();
   for (const auto& [source, t] : by) {
-    out[source] = {
-        {"count", t.count},
-        {"completed", t.completed},
-        {"mean_s", mean_or_null(t.download + t.load + t.copy, t.completed)},
-        {"by_stage",
-         {{"download_s", mean_or_null(t.download, t.completed)},
-          {"load_s", mean_or_null(t.load, t.completed)},
-          {"copy_s", mean_or_null(t.copy, t.completed)}}},
-        {"warm_multiple", mean_or_null(t.multiple_sum, t.multiples)},
-        {"warm_multiple_count", t.multiples}};
+    out[source] = {{"count", t.count},
+                   {"completed", t.completed},
+                   {"mean_s", mean_or_null(t.download + t.load + t.copy, t.completed)},
+                   {"by_stage",
+                    {{"download_s", mean_or_null(t.download, t.completed)},
+                     {"load_s", mean_or_null(t.load, t.completed)},
+                     {"copy_s", mean_or_null(t.copy, t.completed)}}},
+                   {"warm_multiple", mean_or_null(t.multiple_sum, t.multiples)},
+                   {"warm_multiple_count", t.multiples}};
   }
   return out;
 }

@@ -27,8 +27,8 @@ namespace sim::platform::serverless {
 using WarmExecution = std::map<std::uint32_t, double>;
 
 /// `cold_starts.by_source`: per source kind that occurs in `log` ("local_memory",
-/// "remote_host", "store"), `count` (begun), `completed`, `mean_s` (begin to ready, completed ones),
-/// `by_stage` (mean download_s, load_s, copy_s) and `warm_multiple`: the mean over the
+/// "remote_host", "store"), `count` (begun), `completed`, `mean_s` (begin to ready, completed
+/// ones), `by_stage` (mean download_s, load_s, copy_s) and `warm_multiple`: the mean over the
 /// completed cold starts whose function ran warm of duration / that function's mean warm
 /// execution (null when there is none; `warm_multiple_count` says over how many).
 nlohmann::json cold_starts_by_source(const std::vector<ColdStartRecord>& log,

@@ -45,14 +45,13 @@ json run(const json& platform_policies, int hosts, int gpus, const char* rate,
   Registry registry;
   register_builtin_components(registry);
   auto schema = std::make_shared<config::Schema>("autoscaler/scripted-test", "test");
-  registry.add_policy({policy::kAutoscaler, "scripted-test", "test", schema,
-                       [](const json&, policy::PolicyContext) {
-                         // Store (host 0 empty), then host 0's own copy, then host 1 from host 0.
-                         return std::unique_ptr<policy::Policy>(new ScriptedAutoscaler(
-                             {{seconds(0), {0, 0, -1}},
-                              {seconds(100), {0, 1, -1}},
-                              {seconds(200), {1, 0, -1}}}));
-                       }});
+  registry.add_policy(
+      {policy::kAutoscaler, "scripted-test", "test", schema,
+       [](const json&, policy::PolicyContext) {
+         // Store (host 0 empty), then host 0's own copy, then host 1 from host 0.
+         return std::unique_ptr<policy::Policy>(new ScriptedAutoscaler(
+             {{seconds(0), {0, 0, -1}}, {seconds(100), {0, 1, -1}}, {seconds(200), {1, 0, -1}}}));
+       }});
   const auto dir = std::filesystem::temp_directory_path() / ("dcsim_fp_outcomes_" + tag);
   std::filesystem::create_directories(dir);
   json policies = platform_policies;
