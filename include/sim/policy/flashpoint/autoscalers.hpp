@@ -82,7 +82,7 @@ struct PartitioningOptions {
 int free_gpus(const PlatformView& view);
 
 /// What the scale-ups of a run looked like (thesis Fig. 6.2 and Fig. 8.10): one record per
-/// function per evaluation that started replicas.
+/// function per evaluation that asked for replicas (whether or not the platform started them).
 struct ScaleUpRecord {
   Time at;
   int added = 0;     ///< instances (GPUs) asked for
