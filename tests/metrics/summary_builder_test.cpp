@@ -121,8 +121,9 @@ TEST(SummaryBuilder, LatencyWaitsThroughputOverall) {
   EXPECT_DOUBLE_EQ(w["batching_mean"].get<double>(), (0.03 + 0 + 0.05 + 0.1) / 4);     // 0.045
   EXPECT_DOUBLE_EQ(w["cold_start_mean"].get<double>(), (0.15 + 0.1) / 4);              // 0.0625
   EXPECT_DOUBLE_EQ(w["execution_mean"].get<double>(), (0.05 + 0.05 + 0.1 + 0.1) / 4);  // 0.075
-  EXPECT_EQ(w["cold_start_affected"], 2);                                       // records 2 and 5
-  EXPECT_DOUBLE_EQ(s["batch_size_mean"].get<double>(), (4 + 2 + 8 + 6) / 4.0);  // 5
+  EXPECT_EQ(w["cold_start_affected"], 2);  // records 2 and 5
+  EXPECT_DOUBLE_EQ(w["cold_start_mean_waiting"].get<double>(), (0.15 + 0.1) / 2);  // 0.125
+  EXPECT_DOUBLE_EQ(s["batch_size_mean"].get<double>(), (4 + 2 + 8 + 6) / 4.0);     // 5
   EXPECT_DOUBLE_EQ(s["throughput_rps"].get<double>(), 4 / 10.0);  // 4 completed in 10 s
 }
 
@@ -175,7 +176,8 @@ TEST(SummaryBuilder, EmptyStatisticsAreNull) {
   EXPECT_TRUE(s["latency_s"]["p99"].is_null());
   EXPECT_TRUE(s["latency_s"]["mean"].is_null());
   EXPECT_TRUE(s["waits_s"]["queue_mean"].is_null());
-  EXPECT_TRUE(s["throughput_rps"].is_null());  // measured window of 0 s
+  EXPECT_TRUE(s["waits_s"]["cold_start_mean_waiting"].is_null());  // no request waited
+  EXPECT_TRUE(s["throughput_rps"].is_null());                      // measured window of 0 s
   EXPECT_TRUE(s["per_function"].empty());
 }
 

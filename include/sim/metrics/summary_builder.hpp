@@ -37,6 +37,9 @@
 ///   waits_s.queue_mean / .batching_mean / .cold_start_mean / .execution_mean   means over
 ///                          completed requests of each latency component
 ///   waits_s.cold_start_affected   completed requests with a cold-start wait > 0
+///   waits_s.cold_start_mean_waiting   mean cold-start wait over those requests only (the
+///                          cold-start wait per request that waited on a cold start, where
+///                          cold_start_mean is per completed request with the zeros)
 ///   batch_size_mean        mean batch size over completed requests
 ///   throughput_rps         completed requests per measured simulated second (null if
 ///                          measured_s <= 0)
@@ -45,7 +48,10 @@
 /// the builder copies whatever it is given and rejects a key that collides with its own):
 ///   gpu_utilisation, memory_utilisation   time-averaged fractions in [0, 1]
 ///   instance_seconds                      sum over instances of their lifetime, s
-///   cold_starts                           {count, by_stage: {download_s, load_s, copy_s}, ...}
+///   cold_starts                           {count, by_stage: {download_s, load_s, copy_s},
+///                                         total_s (per instance), per_replica, by_source,
+///                                         warm_execution_s, ...} (platform/serverless/
+///                                         cold_start_stats.hpp)
 ///   fragmentation                         resource fragmentation metric(s)
 ///   cost_usd                              {on_demand, spot, function_pricing, total}
 ///   partial                               true when the run was interrupted (Ctrl-C)

@@ -146,6 +146,9 @@ struct Policies {
 /// One cold start's stage durations (DESIGN.md "Cold start").
 struct ColdStartRecord {
   policy::InstanceId instance = 0;
+  /// A part of a partitioned replica: the id of the replica's head (part 0); 0: a full
+  /// instance.
+  policy::InstanceId replica = 0;
   std::uint32_t function = 0;
   int host = 0;
   policy::SourceKind source = policy::SourceKind::kStore;

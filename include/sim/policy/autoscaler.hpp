@@ -15,6 +15,11 @@ class Autoscaler : public Policy {
   /// What the autoscaler observed of its own decisions over the run, for the summary (under
   /// `autoscaler`); null: nothing to report.
   [[nodiscard]] virtual nlohmann::json statistics() const { return nullptr; }
+  /// The platform applied `s`, one of this autoscaler's start commands: `started` of its
+  /// s.count instances (or partitioned replicas) started, the rest found no room or were
+  /// invalid (counted in decisions.rejected). Called once per command, when the decision takes
+  /// effect (after its compute time with charge_decision_time). Default: ignored.
+  virtual void started(const StartInstance& /*s*/, int /*started*/) {}
 };
 
 }  // namespace sim::policy

@@ -31,6 +31,9 @@ struct SourceChoice {
   /// kLocalMemory: the host keeps the model loaded (deserialised tensors in process memory,
   /// Flashpoint §5.2.2, Fig. 5.3a), so the load stage is skipped and only the copy to the GPU
   /// remains. false: the cached bytes are loaded again (Atoll keeps only the model data).
+  /// kRemoteHost: the sender's loaded tensors are what is transferred, so the receiver skips
+  /// its load (not the thesis's Fig. 5.3b, which loads after the transfer; see
+  /// docs/reproduction/flashpoint.md "Fig. 8.5"). Ignored for the store.
   bool loaded = false;
   /// kStore or kRemoteHost without a chain: join a download of the same model to the same host
   /// already in flight (download sharing, Flashpoint §5.2.4). false: a download of its own.

@@ -37,6 +37,9 @@ struct StartInstance {
   /// Start partitioned replicas instead (each takes cut_after.size() + 1 GPUs, every part placed
   /// by the placement policy; `location` and `warm` do not apply). The model needs layers.
   std::optional<PartitionSpec> partition = std::nullopt;
+  /// The policy's own mark, ignored by the platform and handed back with the outcome
+  /// (Autoscaler::started), so that an autoscaler can tell which of its decisions it was.
+  std::uint64_t tag = 0;
 };
 
 /// Stop an instance: idle or cold-starting ones stop now, busy ones after their batch.

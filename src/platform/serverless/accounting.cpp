@@ -31,6 +31,9 @@ void Accounting::activations_changed(Time now, double gb) {
 // not billed: partitioned replicas (Flashpoint) and per-invocation billing (HarmonyBatch) are
 // not combined by any scheme yet.
 void Accounting::batch_finished(const Inst& inst, const gpu::JobResult& result) {
+  auto& warm = warm_by_fn_[inst.fn->id];
+  warm.first += (result.finished - result.started).to_seconds();
+  ++warm.second;
   if (!billing_) return;
   const FunctionBilling& p = *billing_;
   if (inst.dispatch < p.from) return;
@@ -48,6 +51,13 @@ void Accounting::batch_finished(const Inst& inst, const gpu::JobResult& result) 
   t.billed_s += billed;
   t.invocations += 1;
   t.requests += inst.batch.size();
+}
+
+std::map<std::uint32_t, double> Accounting::warm_execution() const {
+  std::map<std::uint32_t, double> out;
+  for (const auto& [fn, w] : warm_by_fn_)
+    if (w.second > 0) out[fn] = w.first / static_cast<double>(w.second);
+  return out;
 }
 
 void Accounting::instance_ended(const Inst& inst, Time now) {

@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -41,6 +42,9 @@ class Accounting {
   /// The view of a control tick: fragmentation and operator-profile samples.
   void tick(const policy::PlatformView& v);
   void partitioned_started(int parts) { ++partitioned_by_parts_[parts]; }
+  /// Mean duration of each function's batches on whole instances (Flashpoint's "GPU warm
+  /// start", the unit of Fig. 8.5), from the batches reported to batch_finished.
+  [[nodiscard]] std::map<std::uint32_t, double> warm_execution() const;
   /// Flashpoint Fig. 3.2b's "desired" instances once the autoscaler's decision d is applied.
   void desired(const policy::Decisions& d, const Instances& instances);
   [[nodiscard]] double desired() const { return desired_; }
@@ -77,6 +81,8 @@ class Accounting {
     std::uint64_t requests = 0;
   };
   std::map<std::uint32_t, BillingTally> billing_by_fn_;
+  /// Batches on whole instances, by function id: (seconds executing, batches).
+  std::map<std::uint32_t, std::pair<double, std::uint64_t>> warm_by_fn_;
   // Fragmentation sampled at every control tick.
   double fragmentation_sum_ = 0.0;
   std::uint64_t fragmentation_samples_ = 0;

@@ -48,6 +48,7 @@ Inst* ColdStarts::find(InstanceId id) {
 void ColdStarts::begin(Inst& inst) {
   ColdStartRecord cs;
   cs.instance = inst.id;
+  if (inst.replica) cs.replica = inst.replica->part == 0 ? inst.id : inst.replica->head;
   cs.function = inst.fn->id;
   cs.host = inst.loc.host;
   cs.started = sim_.now();
@@ -78,6 +79,8 @@ void ColdStarts::begin(Inst& inst) {
     }
   }
   log_[inst.boot->log].source = choice.kind;
+  // A remote host may send loaded tensors (SourceChoice::loaded): the receiver skips its load.
+  inst.boot->skip_load = choice.kind == policy::SourceKind::kRemoteHost && choice.loaded;
   const InstanceId id = inst.id;
   if (choice.kind == policy::SourceKind::kLocalMemory) {
     host.cache.touch(fn.spec.model);

@@ -36,7 +36,9 @@ class ControlPlane final : private FleetEvents {
   void add_timeseries_columns(metrics::TimeSeriesRecorder& recorder);
   [[nodiscard]] nlohmann::json summary_extra(Time end) const;
   [[nodiscard]] policy::PlatformView view() const;
-  void apply(const policy::Decisions& decisions);
+  /// Applies what is valid and counts the rest. `origin`: the autoscaler whose decision this
+  /// is, told the outcome of each start command (Autoscaler::started); null for the others.
+  void apply(const policy::Decisions& decisions, policy::Autoscaler* origin = nullptr);
 
   [[nodiscard]] const std::vector<ColdStartRecord>& cold_starts() const { return cold_->log(); }
   [[nodiscard]] std::size_t live_instances() const { return instances_.size(); }

@@ -124,8 +124,11 @@ Decisions ReplicaAutoscaler::decide(const PlatformView& view) {
 
 void ReplicaAutoscaler::scale_up(const FunctionView& f, int n, int ready, int& gpus_left,
                                  Decisions& d, Time now) {
-  scale_up_log_.push_back({now, n, ready, 1});
+  scale_up_log_.push_back({now, n, ready, 1, n, 0});
+  // The tag leads the platform's report of each command back to this record (started()).
+  const std::uint64_t tag = scale_up_log_.size();
   StartInstance full{f.id, n, std::nullopt, std::nullopt};
+  full.tag = tag;
   const bool by_gpus = mp_.replica_per_partitioned();
   // The most parts a replica of this scale-up may have (see PartitionCap).
   const int cap = by_gpus ? gpus_left / n : n;
@@ -166,13 +169,26 @@ void ReplicaAutoscaler::scale_up(const FunctionView& f, int n, int ready, int& g
     scale_up_log_.back().added = n * p;
     StartInstance part{f.id, n, std::nullopt, std::nullopt};
     part.partition = PartitionSpec{plan.cut_after, mp_.complete};
+    part.tag = tag;
     d.start.push_back(part);
     return;
   }
   StartInstance part{f.id, n / p, std::nullopt, std::nullopt};
   part.partition = PartitionSpec{plan.cut_after, mp_.complete};
+  part.tag = tag;
   d.start.push_back(part);
-  if (n % p > 0) d.start.push_back({f.id, n % p, std::nullopt, std::nullopt});
+  scale_up_log_.back().replicas = n / p + n % p;
+  if (n % p > 0) {
+    StartInstance rest{f.id, n % p, std::nullopt, std::nullopt};
+    rest.tag = tag;
+    d.start.push_back(rest);
+  }
+}
+
+void ReplicaAutoscaler::started(const StartInstance& s, int started) {
+  if (s.tag == 0 || s.tag > scale_up_log_.size()) return;  // not a scale-up of this log
+  const int parts = s.partition ? static_cast<int>(s.partition->cut_after.size()) + 1 : 1;
+  scale_up_log_[s.tag - 1].unplaced += std::max(s.count - started, 0) * parts;
 }
 
 // Kubernetes HPA: desired = ceil(current * metric / target), unchanged within 10% of target;
@@ -265,19 +281,36 @@ nlohmann::json scale_up_statistics(const std::vector<ScaleUpRecord>& records,
   // Thesis Fig. 6.2: added / running per scale-up; from zero running it is unbounded, so those
   // are counted apart and the deciles are over the finite ratios (nearest rank).
   std::vector<double> ratios;
+  std::uint64_t scale_ups = 0;
   std::uint64_t from_zero = 0;
   std::uint64_t above_one = 0;
   std::uint64_t added = 0;
   std::map<int, std::uint64_t> by_parts;
+  // A decision the platform could not start at all added nothing: it is not a scale-up of
+  // Fig. 6.2 / 8.10 (under the free-gpus cap, ATL keeps asking while no GPU is idle).
+  std::uint64_t rejected = 0, rejected_replicas = 0, rejected_instances = 0;
+  std::uint64_t partial = 0, not_started = 0;
   for (const auto& r : records) {
-    added += static_cast<std::uint64_t>(r.added);
+    const int placed = r.added - std::min(r.unplaced, r.added);
+    if (placed <= 0) {
+      ++rejected;
+      rejected_replicas += static_cast<std::uint64_t>(r.replicas);
+      rejected_instances += static_cast<std::uint64_t>(r.added);
+      continue;
+    }
+    if (placed < r.added) {
+      ++partial;
+      not_started += static_cast<std::uint64_t>(r.added - placed);
+    }
+    ++scale_ups;
+    added += static_cast<std::uint64_t>(placed);
     ++by_parts[r.parts];
     if (r.running <= 0) {
       ++from_zero;
       ++above_one;
       continue;
     }
-    const double ratio = static_cast<double>(r.added) / static_cast<double>(r.running);
+    const double ratio = static_cast<double>(placed) / static_cast<double>(r.running);
     if (ratio > 1.0) ++above_one;
     ratios.push_back(ratio);
   }
@@ -293,15 +326,20 @@ nlohmann::json scale_up_statistics(const std::vector<ScaleUpRecord>& records,
   nlohmann::json parts = nlohmann::json::object();
   for (const auto& [p, n] : by_parts)
     parts[std::to_string(p)] = n;
-  const auto n = static_cast<double>(records.size());
+  const auto n = static_cast<double>(scale_ups);
   return {{"evaluations", evaluations},
-          {"scale_ups", records.size()},
+          {"scale_ups", scale_ups},
+          {"rejected",
+           {{"scale_ups", rejected},
+            {"replicas_asked", rejected_replicas},
+            {"instances_asked", rejected_instances}}},
+          {"partially_placed", {{"scale_ups", partial}, {"instances_not_started", not_started}}},
           {"instances_started", added},
-          {"starts_per_scale_up", records.empty() ? 0.0 : static_cast<double>(added) / n},
+          {"starts_per_scale_up", scale_ups == 0 ? 0.0 : static_cast<double>(added) / n},
           {"new_per_running",
            {{"deciles", deciles},
             {"from_zero", from_zero},
-            {"fraction_above_1", records.empty() ? 0.0 : static_cast<double>(above_one) / n}}},
+            {"fraction_above_1", scale_ups == 0 ? 0.0 : static_cast<double>(above_one) / n}}},
           {"scale_ups_by_parts", parts}};
 }
 

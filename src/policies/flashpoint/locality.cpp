@@ -69,6 +69,7 @@ SourceChoice HierarchicalSourcing::choose(const SourcingRequest& r) {
     std::size_t& next = next_sender_[r.model];
     c.kind = SourceKind::kRemoteHost;
     c.host = r.remote_hosts[next % r.remote_hosts.size()];
+    c.loaded = config_.remote_loaded;
     ++next;
     return c;
   }

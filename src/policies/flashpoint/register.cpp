@@ -243,6 +243,12 @@ PolicyKind hierarchical() {
           "is loaded again: Atoll), loaded (only the copy to the GPU remains: GPU-enabled FaaS, "
           "Flashpoint)");
   s->add("remote", ParamType::kBool).def(true).doc("source from another host's memory (LC)");
+  s->add("remote_loaded", ParamType::kBool)
+      .def(false)
+      .doc(
+          "a remote host sends the model loaded, so the receiver skips the load stage (the "
+          "reading under which Fig. 8.5's 232.2x fits); false: transfer, load, copy, as §5.2.3 "
+          "describes Fig. 5.3b");
   s->add("chain", ParamType::kBool)
       .def(false)
       .doc("chained multicast from the store or a sender host (MC)");
@@ -259,6 +265,7 @@ PolicyKind hierarchical() {
             c.remote = p.at("remote").get<bool>();
             c.chain = p.at("chain").get<bool>();
             c.share = p.at("share").get<bool>();
+            c.remote_loaded = p.at("remote_loaded").get<bool>();
             return std::make_unique<HierarchicalSourcing>(c);
           }};
 }

@@ -207,7 +207,7 @@ TEST(Scaling, MetricsAreSampledBetweenEvaluations) {
 // 6 (0.5), 4 to none running (unbounded, counted apart) with a 4-part plan.
 TEST(Statistics, ScaleUpRatiosAndParts) {
   const std::vector<ScaleUpRecord> r{
-      {seconds(0), 10, 5, 1}, {seconds(15), 3, 6, 1}, {seconds(30), 4, 0, 4}};
+      {seconds(0), 10, 5, 1, 10}, {seconds(15), 3, 6, 1, 3}, {seconds(30), 4, 0, 4, 1}};
   const auto s = scale_up_statistics(r, 7);
   EXPECT_EQ(s["evaluations"], 7);
   EXPECT_EQ(s["scale_ups"], 3);
@@ -224,6 +224,60 @@ TEST(Statistics, ScaleUpRatiosAndParts) {
   EXPECT_EQ(dec[10], 2.0);
   EXPECT_EQ(s["scale_ups_by_parts"], (nlohmann::json{{"1", 2}, {"4", 1}}));
   EXPECT_TRUE(scale_up_statistics({}, 0).is_null());  // never evaluated: nothing to report
+  EXPECT_EQ(s["rejected"]["scale_ups"], 0);
+  EXPECT_EQ(s["partially_placed"]["scale_ups"], 0);
+}
+
+// Scale-ups the platform could not start: 3 added to 2 running (all placed, ratio 1.5); 2
+// asked with 1 running, none placed (rejected: not a scale-up); a 9-part replica asked (9
+// GPUs) that found no GPU (rejected); 4 asked to 1 running, 1 placed (partial: counts with 1,
+// ratio 1). So 2 scale-ups, 4 instances started, deciles over {1, 1.5}, and the rejected ones
+// apart with what they asked for: 2 + 1 replicas, 2 + 9 instances.
+TEST(Statistics, RejectedScaleUpsCountedApart) {
+  const std::vector<ScaleUpRecord> r{{seconds(0), 3, 2, 1, 3, 0},
+                                     {seconds(1), 2, 1, 1, 2, 2},
+                                     {seconds(2), 9, 1, 9, 1, 9},
+                                     {seconds(3), 4, 1, 1, 4, 3}};
+  const auto s = scale_up_statistics(r, 4);
+  EXPECT_EQ(s["scale_ups"], 2);
+  EXPECT_EQ(s["instances_started"], 4);
+  EXPECT_NEAR(s["starts_per_scale_up"].get<double>(), 2.0, 1e-12);
+  EXPECT_EQ(s["rejected"]["scale_ups"], 2);
+  EXPECT_EQ(s["rejected"]["replicas_asked"], 3);
+  EXPECT_EQ(s["rejected"]["instances_asked"], 11);
+  EXPECT_EQ(s["partially_placed"]["scale_ups"], 1);
+  EXPECT_EQ(s["partially_placed"]["instances_not_started"], 3);
+  EXPECT_NEAR(s["new_per_running"]["fraction_above_1"].get<double>(), 0.5, 1e-12);
+  EXPECT_EQ(s["new_per_running"]["deciles"][0], 1.0);
+  EXPECT_EQ(s["new_per_running"]["deciles"][10], 1.5);
+  EXPECT_EQ(s["scale_ups_by_parts"], (nlohmann::json{{"1", 2}}));  // the 9-part one: rejected
+}
+
+// The platform's report (Autoscaler::started) finds its scale-up through the command's tag:
+// +5 asked, 2 started -> 3 unplaced; the next scale-up, +4 with none started, is rejected.
+TEST(Statistics, PlatformReportMarksTheScaleUp) {
+  InvocationsAutoscaler a(no_window(), 60.0, 1);
+  auto f = fn(0.066);
+  f.arrival_rate = {0.0, 9.0};
+  const auto d1 = a.decide(view_with(f, 1, 2, 1, seconds(0)));  // 4 live: +5
+  ASSERT_EQ(d1.start.size(), 1u);
+  EXPECT_EQ(d1.start[0].tag, 1u);
+  a.started(d1.start[0], 2);
+  const auto d2 = a.decide(view_with(f, 1, 2, 2, seconds(1)));  // 5 live: +4
+  ASSERT_EQ(d2.start.size(), 1u);
+  EXPECT_EQ(d2.start[0].tag, 2u);
+  a.started(d2.start[0], 0);
+  StartInstance foreign{0, 3, std::nullopt, std::nullopt};  // untagged: not this log's
+  a.started(foreign, 0);
+  ASSERT_EQ(a.scale_ups().size(), 2u);
+  EXPECT_EQ(a.scale_ups()[0].unplaced, 3);
+  EXPECT_EQ(a.scale_ups()[1].unplaced, 4);
+  const auto s = a.statistics();
+  EXPECT_EQ(s["scale_ups"], 1);
+  EXPECT_EQ(s["instances_started"], 2);
+  EXPECT_EQ(s["rejected"]["scale_ups"], 1);
+  EXPECT_EQ(s["rejected"]["replicas_asked"], 4);
+  EXPECT_EQ(s["partially_placed"]["instances_not_started"], 3);
 }
 
 // The autoscaler records its own scale-ups: added and ready replicas, and the parts used.

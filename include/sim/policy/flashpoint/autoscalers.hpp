@@ -82,17 +82,25 @@ struct PartitioningOptions {
 int free_gpus(const PlatformView& view);
 
 /// What the scale-ups of a run looked like (thesis Fig. 6.2 and Fig. 8.10): one record per
-/// function per evaluation that started replicas.
+/// function per evaluation that asked for replicas (whether or not the platform started them).
 struct ScaleUpRecord {
   Time at;
-  int added = 0;    ///< instances (GPUs) asked for
-  int running = 0;  ///< ready (idle or busy) replicas when it was decided
-  int parts = 1;    ///< parts of the partitioned replicas it started (1: full replicas only)
+  int added = 0;     ///< instances (GPUs) asked for
+  int running = 0;   ///< ready (idle or busy) replicas when it was decided
+  int parts = 1;     ///< parts of the partitioned replicas it started (1: full replicas only)
+  int replicas = 0;  ///< replicas asked for (a partitioned replica once; = added without MP)
+  /// Instances (GPUs) of `added` the platform could not start (no room, e.g. no idle GPU
+  /// under the free-gpus cap), as reported through Autoscaler::started.
+  int unplaced = 0;
 };
 
 /// Fig. 6.2 / Fig. 8.10 as a summary block: scale-up count, starts per scale-up, the
 /// distribution of added / running (deciles of the finite ratios; scale-ups from zero running
 /// replicas counted apart) and scale-ups by parts. Null when there were no evaluations.
+/// A scale-up the platform could not start at all (every instance unplaced) is not a scale-up
+/// here: it is counted under `rejected` (with the replicas and instances it asked for). One
+/// that started some of its instances counts with those it started ("added" = added -
+/// unplaced) and under `partially_placed`.
 nlohmann::json scale_up_statistics(const std::vector<ScaleUpRecord>& records,
                                    std::uint64_t evaluations);
 
@@ -123,6 +131,8 @@ class ReplicaAutoscaler : public Autoscaler {
   [[nodiscard]] nlohmann::json statistics() const override {
     return scale_up_statistics(scale_up_log_, evaluations_);
   }
+  /// Marks the record of the scale-up `s` belongs to with the instances that did not start.
+  void started(const StartInstance& s, int started) override;
   [[nodiscard]] const std::vector<ScaleUpRecord>& scale_ups() const { return scale_up_log_; }
 
  protected:

@@ -38,6 +38,9 @@ class HierarchicalSourcing final : public ColdStartSourcing {
     bool remote = true;            ///< use another host's copy (remote memory pooling)
     bool chain = false;            ///< chained multicast from the store or a remote sender
     bool share = true;             ///< download sharing for unchained downloads
+    /// A remote host sends the model loaded (the receiver skips the load stage). false: the
+    /// thesis's Fig. 5.3b (§5.2.3): transfer, load, then copy to the GPU.
+    bool remote_loaded = false;
   };
   explicit HierarchicalSourcing(Config c) : config_(c) {}
   SourceChoice choose(const SourcingRequest& request) override;
