@@ -13,8 +13,14 @@
 namespace sim::platform::serverless {
 
 Inst* ControlPlane::find(InstanceId id) {
-  const auto it = instances_.find(id);
-  return it == instances_.end() ? nullptr : it->second.get();
+  return id < by_id_.size() ? by_id_[static_cast<std::size_t>(id)] : nullptr;
+}
+
+void ControlPlane::add_instance(std::unique_ptr<Inst> inst) {
+  const auto id = static_cast<std::size_t>(inst->id);
+  if (by_id_.size() <= id) by_id_.resize(id + 1, nullptr);
+  by_id_[id] = inst.get();
+  instances_.emplace(inst->id, std::move(inst));
 }
 
 bool ControlPlane::start_instance(Fn& fn, const policy::InstanceConfig& config,
@@ -70,7 +76,7 @@ bool ControlPlane::start_instance(Fn& fn, const policy::InstanceConfig& config,
     // StartInstance::warm: ready at once with the model's bytes in its host's memory.
     fn.instances.insert(inst->id);
     Inst& w = *inst;
-    instances_.emplace(inst->id, std::move(inst));
+    add_instance(std::move(inst));
     ++counts_.applied["start_warm"];
     release_cold_start_memory(w);
     host.cache.insert(fn.spec.model, fn.bytes, host.cache_capacity());
@@ -81,7 +87,7 @@ bool ControlPlane::start_instance(Fn& fn, const policy::InstanceConfig& config,
   }
   fn.instances.insert(inst->id);
   Inst& ref = *inst;
-  instances_.emplace(inst->id, std::move(inst));
+  add_instance(std::move(inst));
   ++counts_.applied["start"];
   pv.hosts = hosts_view(fleet_->hosts());
   cold_->begin(ref);
@@ -107,14 +113,14 @@ void ControlPlane::cold_start_ready(Inst& inst) {
 void ControlPlane::became_idle(Inst& inst) {
   Fn& fn = *inst.fn;
   const InstanceId id = inst.id;
-  fn.queue->idle.insert(id);
+  add_idle(*fn.queue, id);
   pump(*fn.queue);
   if (config_.dispatch_scope == DispatchScope::kNode) {
     // The cluster queue first (requests that arrived before any node hosted the function),
     // then the instance's node queue.
     if (Inst* x = find(id); x != nullptr && x->life.state() == InstanceState::kIdle) {
       Queue& nq = node_queue(*fn.queue, x->loc.host);
-      nq.idle.insert(id);
+      add_idle(nq, id);
       pump(nq);
     }
   }
@@ -177,6 +183,7 @@ void ControlPlane::terminate(Inst& inst) {
   inst.life.transition(InstanceEvent::kTerminate, now);
   inst.fn->instances.erase(inst.id);
   schedule_reroute();
+  by_id_[static_cast<std::size_t>(inst.id)] = nullptr;
   auto node = instances_.extract(inst.id);
   // Freed at the next tick: terminate() may run inside a callback of the instance's own unit.
   graveyard_.push_back(std::move(node.mapped()));

@@ -152,18 +152,19 @@ void ControlPlane::pump(Queue& q) {
   const std::uint32_t fid = q.members.front()->id;
   while (!q.requests.empty()) {
     idle.clear();
+    idle.reserve(q.idle.size());
     int max_batch = 0;
-    for (auto it = q.idle.begin(); it != q.idle.end();) {
-      const Inst* i = find(*it);
-      if (i == nullptr || i->life.state() != InstanceState::kIdle || i->held) {
-        it = q.idle.erase(it);
-        continue;
-      }
-      ++it;
+    // Drop the ids that are no longer dispatchable, keeping the others in order.
+    std::size_t kept = 0;
+    for (const InstanceId id : q.idle) {
+      const Inst* i = find(id);
+      if (i == nullptr || i->life.state() != InstanceState::kIdle || i->held) continue;
+      q.idle[kept++] = id;
       if (!fleet_->host(i->loc.host).available) continue;
       idle.push_back(instance_view(*i));
       max_batch = std::max(max_batch, i->config.max_batch);
     }
+    q.idle.resize(kept);
     if (idle.empty()) return;
     const std::size_t n = std::min(q.requests.size(), kBatcherWindow);
     const auto qv = q.requests.window(n);

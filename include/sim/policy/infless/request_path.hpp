@@ -2,7 +2,7 @@
 /// INFless's built-in batching on the platform's request path: a batcher that fills a batch
 /// within the SLO budget and a dispatcher that splits batches by each instance's rate bound.
 
-#include <map>
+#include <unordered_map>
 
 #include "sim/policy/batcher.hpp"
 #include "sim/policy/dispatcher.hpp"
@@ -32,7 +32,9 @@ class RateSplitDispatcher final : public Dispatcher {
 
  private:
   double latency_factor_;
-  std::map<InstanceId, double> current_;  ///< smooth WRR credit per instance
+  /// Smooth WRR credit per instance. Hashed: choose() looks up every idle instance on every
+  /// dispatch, and nothing iterates it, so its order cannot reach the output.
+  std::unordered_map<InstanceId, double> current_;
 };
 
 }  // namespace sim::policy::infless
