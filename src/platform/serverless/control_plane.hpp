@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "accounting.hpp"
@@ -74,6 +75,8 @@ class ControlPlane final : private FleetEvents {
   Inst* find(InstanceId id);
   /// The one way into instances_: also indexes the instance by id for find().
   void add_instance(std::unique_ptr<Inst> inst);
+  /// The live instances on `host`, ascending ids (empty for an unknown host).
+  [[nodiscard]] std::span<const Inst* const> on_host(int host) const;
   bool start_instance(Fn& fn, const policy::InstanceConfig& config,
                       const std::optional<policy::Location>& location, policy::PlatformView& pv,
                       bool warm = false, const PartSetup* part = nullptr);
@@ -112,6 +115,8 @@ class ControlPlane final : private FleetEvents {
   /// map lookup per idle instance cost a sixth of a large run. Null once terminated; one
   /// pointer per instance ever started.
   std::vector<Inst*> by_id_;
+  /// Live instances by host, ascending ids: the placement checks (fits) look at one host's.
+  std::vector<std::vector<const Inst*>> on_host_;
   std::unique_ptr<ColdStarts> cold_;
   std::unique_ptr<Pipelines> pipelines_;  ///< with a network only
 

@@ -6,7 +6,7 @@
 namespace sim::platform::serverless {
 
 bool fits(const Fn& fn, const policy::InstanceConfig& c, const policy::Location& loc, double bytes,
-          const Hosts& hosts, const Instances& instances) {
+          const Hosts& hosts, std::span<const Inst* const> on_host) {
   if (loc.host < 0 || static_cast<std::size_t>(loc.host) >= hosts.size()) return false;
   const auto& h = *hosts[static_cast<std::size_t>(loc.host)];
   if (!h.available || h.gone) return false;
@@ -31,7 +31,7 @@ bool fits(const Fn& fn, const policy::InstanceConfig& c, const policy::Location&
   int sliced = 0;
   int others = 0;
   double op_share = 0.0;
-  for (const auto& [id, i] : instances) {
+  for (const Inst* i : on_host) {
     if (!i->fn->spec.gpu || i->loc != loc) continue;
     ++(i->config.time_slice_gb > 0 ? sliced : others);
     if (i->config.cpu_threads > 0) op_share += i->config.gpu_share;
@@ -39,7 +39,7 @@ bool fits(const Fn& fn, const policy::InstanceConfig& c, const policy::Location&
   if (c.time_slice_gb > 0) {
     // cGPU: co-located time-sliced functions only, each in its own window.
     if (!fn.model->cgpu || g.mig() || c.cpu_threads > 0 || others > 0) return false;
-    if (!time_slice_window(fn, loc, c.time_slice_gb, instances)) return false;
+    if (!time_slice_window(fn, loc, c.time_slice_gb, on_host)) return false;
   } else {
     if (sliced > 0) return false;
     if (g.sharing() == cluster::GpuSharing::kExclusive && g.instances(loc.slice) > 0) return false;
@@ -54,12 +54,12 @@ bool fits(const Fn& fn, const policy::InstanceConfig& c, const policy::Location&
 }
 
 std::optional<double> time_slice_window(const Fn& fn, const policy::Location& loc, double m_gb,
-                                        const Instances& instances) {
+                                        std::span<const Inst* const> on_host) {
   // Windows in GB units of the cycle [0, M_max): first fit. All time-sliced instances of a GPU
   // must share tau and M_max, or their cycles would not line up.
   const auto& cg = *fn.model->cgpu;
   std::vector<std::pair<double, double>> used;
-  for (const auto& [id, i] : instances) {
+  for (const Inst* i : on_host) {
     if (i->loc != loc || i->config.time_slice_gb <= 0) continue;
     const auto& other = *i->fn->model->cgpu;
     if (other.tau_s.value != cg.tau_s.value || other.m_max_gb.value != cg.m_max_gb.value) {

@@ -20,7 +20,16 @@ void ControlPlane::add_instance(std::unique_ptr<Inst> inst) {
   const auto id = static_cast<std::size_t>(inst->id);
   if (by_id_.size() <= id) by_id_.resize(id + 1, nullptr);
   by_id_[id] = inst.get();
+  // Ids only grow, so appending keeps each host's list ascending.
+  const auto h = static_cast<std::size_t>(inst->loc.host);
+  if (on_host_.size() <= h) on_host_.resize(h + 1);
+  on_host_[h].push_back(inst.get());
   instances_.emplace(inst->id, std::move(inst));
+}
+
+std::span<const Inst* const> ControlPlane::on_host(int host) const {
+  if (host < 0 || static_cast<std::size_t>(host) >= on_host_.size()) return {};
+  return on_host_[static_cast<std::size_t>(host)];
 }
 
 bool ControlPlane::start_instance(Fn& fn, const policy::InstanceConfig& config,
@@ -37,7 +46,7 @@ bool ControlPlane::start_instance(Fn& fn, const policy::InstanceConfig& config,
       return false;
     }
   }
-  if (!fits(fn, config, *loc, bytes, fleet_->hosts(), instances_)) {
+  if (!fits(fn, config, *loc, bytes, fleet_->hosts(), on_host(loc->host))) {
     ++counts_.rejected["start_invalid"];
     return false;
   }
@@ -58,7 +67,8 @@ bool ControlPlane::start_instance(Fn& fn, const policy::InstanceConfig& config,
   host.reserved_bytes += bytes;
   accounting_.memory_changed(sim_.now(), bytes, 0.0);
   host.cache.shrink_to(host.cache_capacity());
-  Execution e = reserve_execution(fn, config, *loc, inst->id, host, instances_, sim_, config_);
+  Execution e = reserve_execution(fn, config, *loc, inst->id, host, on_host(loc->host), sim_,
+                                  config_);
   inst->unit = e.unit;
   inst->own_unit = std::move(e.own_unit);
   inst->device_gb = e.device_gb;
@@ -184,6 +194,8 @@ void ControlPlane::terminate(Inst& inst) {
   inst.fn->instances.erase(inst.id);
   schedule_reroute();
   by_id_[static_cast<std::size_t>(inst.id)] = nullptr;
+  auto& here = on_host_[static_cast<std::size_t>(inst.loc.host)];
+  here.erase(std::find(here.begin(), here.end(), &inst));
   auto node = instances_.extract(inst.id);
   // Freed at the next tick: terminate() may run inside a callback of the instance's own unit.
   graveyard_.push_back(std::move(node.mapped()));
