@@ -91,7 +91,7 @@ bool ControlPlane::start_instance(Fn& fn, const policy::InstanceConfig& config,
     release_cold_start_memory(w);
     host.cache.insert(fn.spec.model, fn.bytes, host.cache_capacity());
     w.life.transition(InstanceEvent::kReady, sim_.now());
-    pv.hosts = hosts_view(fleet_->hosts());
+    refresh_hosts_view(pv.hosts, fleet_->hosts());
     became_idle(w);
     return true;
   }
@@ -99,7 +99,7 @@ bool ControlPlane::start_instance(Fn& fn, const policy::InstanceConfig& config,
   Inst& ref = *inst;
   add_instance(std::move(inst));
   ++counts_.applied["start"];
-  pv.hosts = hosts_view(fleet_->hosts());
+  refresh_hosts_view(pv.hosts, fleet_->hosts());
   cold_->begin(ref);
   return true;
 }
