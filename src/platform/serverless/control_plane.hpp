@@ -124,6 +124,13 @@ class ControlPlane final : private FleetEvents {
   std::vector<std::unique_ptr<Queue>> queues_;    ///< by first member function id
   std::vector<Queue*> node_queues_;               ///< every node queue, in creation order
   EventHandle reroute_;                           ///< pending reroute_stranded()
+  /// route()'s scratch: routable instances and busy ones on a host (never nested).
+  struct RouteCount {
+    int host;
+    int n;
+    int busy;
+  };
+  std::vector<RouteCount> route_counts_;
   std::vector<std::unique_ptr<Inst>> graveyard_;  ///< terminated, freed at the next tick
   InstanceId next_instance_ = 1;
   std::uint64_t next_batch_ = 1;

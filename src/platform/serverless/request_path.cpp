@@ -65,36 +65,46 @@ Queue& ControlPlane::node_queue(Queue& cluster, int host) {
 
 Queue& ControlPlane::route(Queue& cluster, int exclude_host) {
   if (config_.dispatch_scope == DispatchScope::kCluster) return cluster;
-  // Hosts with a routable instance of the group: instances and busy instances (by host).
-  std::map<int, std::pair<int, int>> hosts;
+  // Hosts with a routable instance of the group: instances and busy instances (by host,
+  // ascending). One entry per instance, sorted and merged, in a reused vector rather than a
+  // std::map built per arrival: this runs on every arrival.
+  std::vector<RouteCount>& hosts = route_counts_;
+  hosts.clear();
   for (const Fn* f : cluster.members) {
     for (const InstanceId id : f->instances) {
-      const auto it = instances_.find(id);
-      if (it == instances_.end() || !routable(*it->second)) continue;
-      const Inst& i = *it->second;
-      if (i.loc.host == exclude_host) continue;
-      auto& [n, busy] = hosts[i.loc.host];
-      ++n;
-      if (i.life.state() == InstanceState::kBusy) ++busy;
+      const Inst* i = find(id);
+      if (i == nullptr || !routable(*i) || i->loc.host == exclude_host) continue;
+      hosts.push_back({i->loc.host, 1, i->life.state() == InstanceState::kBusy ? 1 : 0});
     }
   }
+  std::sort(hosts.begin(), hosts.end(),
+            [](const RouteCount& a, const RouteCount& b) { return a.host < b.host; });
+  std::size_t merged = 0;
+  for (std::size_t k = 0; k < hosts.size(); ++k) {
+    if (merged > 0 && hosts[merged - 1].host == hosts[k].host) {
+      hosts[merged - 1].n += hosts[k].n;
+      hosts[merged - 1].busy += hosts[k].busy;
+    } else {
+      hosts[merged++] = hosts[k];
+    }
+  }
+  hosts.resize(merged);
   // No node hosts the function yet: the request waits in the cluster queue, which the first
   // instances to become idle drain before their node's queue.
   if (hosts.empty()) return cluster;
-  int chosen = hosts.begin()->first;
+  int chosen = hosts.front().host;
   if (config_.gateway == GatewayRoute::kRoundRobin) {
-    auto it = hosts.begin();
-    std::advance(it, static_cast<std::ptrdiff_t>(cluster.next++ % hosts.size()));
-    chosen = it->first;
+    chosen = hosts[cluster.next++ % hosts.size()].host;
   } else {
     // Least loaded: (queued + running batches) per routable instance; ties to the lower host.
     double best = 0.0;
     bool first = true;
-    for (const auto& [h, counts] : hosts) {
+    for (const RouteCount& c : hosts) {
+      const int h = c.host;
       const auto q = cluster.nodes.find(h);
       const double queued =
           q == cluster.nodes.end() ? 0.0 : static_cast<double>(q->second->requests.size());
-      const double load = (queued + counts.second) / static_cast<double>(counts.first);
+      const double load = (queued + c.busy) / static_cast<double>(c.n);
       if (first || load < best) {
         best = load;
         chosen = h;
