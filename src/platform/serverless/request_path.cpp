@@ -161,21 +161,23 @@ void ControlPlane::pump(Queue& q) {
   std::vector<bool> taken;
   const std::uint32_t fid = q.members.front()->id;
   while (!q.requests.empty()) {
-    idle.clear();
-    idle.reserve(q.idle.size());
+    // Drop the ids that are no longer dispatchable, keeping the others in order, and find the
+    // largest batch an idle instance on an available host takes. The dispatcher's views are
+    // built below only if the batcher takes a batch: most arrivals join a partial batch, and
+    // building a view of every idle instance for them was most of a dispatch's cost.
     int max_batch = 0;
-    // Drop the ids that are no longer dispatchable, keeping the others in order.
+    bool any = false;
     std::size_t kept = 0;
     for (const InstanceId id : q.idle) {
       const Inst* i = find(id);
       if (i == nullptr || i->life.state() != InstanceState::kIdle || i->held) continue;
       q.idle[kept++] = id;
       if (!fleet_->host(i->loc.host).available) continue;
-      idle.push_back(instance_view(*i));
+      any = true;
       max_batch = std::max(max_batch, i->config.max_batch);
     }
     q.idle.resize(kept);
-    if (idle.empty()) return;
+    if (!any) return;
     const std::size_t n = std::min(q.requests.size(), kBatcherWindow);
     const auto qv = q.requests.window(n);
     const policy::BatchQueueView bv{sim_.now(), fid, max_batch, qv};
@@ -189,6 +191,13 @@ void ControlPlane::pump(Queue& q) {
         q.wake = sim_.schedule_at(q.wake_at, [this, qp] { pump(*qp); });
       }
       return;
+    }
+    // The batcher changed nothing: q.idle holds exactly the dispatchable instances.
+    idle.clear();
+    idle.reserve(q.idle.size());
+    for (const InstanceId id : q.idle) {
+      const Inst* i = find(id);
+      if (fleet_->host(i->loc.host).available) idle.push_back(instance_view(*i));
     }
     std::optional<policy::PlatformView> pv;
     if (policies_.dispatcher->wants_platform_view()) pv = view();
