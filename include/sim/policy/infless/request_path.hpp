@@ -32,9 +32,17 @@ class RateSplitDispatcher final : public Dispatcher {
 
  private:
   double latency_factor_;
-  /// Smooth WRR credit per instance. Hashed: choose() looks up every idle instance on every
-  /// dispatch, and nothing iterates it, so its order cannot reach the output.
-  std::unordered_map<InstanceId, double> current_;
+  /// An instance's smooth WRR credit, with its weight for the (t_exec, batch) it was computed
+  /// from: choose() weighs every idle instance on every dispatch, and an instance's weight
+  /// changes only if its latency or batch size does.
+  struct Credit {
+    double credit = 0.0;
+    double weight = 0.0;
+    double t_exec = -1.0;  ///< < 0: weight not computed yet
+    int batch = 0;
+  };
+  /// Per instance. Hashed: nothing iterates it, so its order cannot reach the output.
+  std::unordered_map<InstanceId, Credit> current_;
 };
 
 }  // namespace sim::policy::infless
