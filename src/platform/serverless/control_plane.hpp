@@ -120,10 +120,10 @@ class ControlPlane final : private FleetEvents {
   std::unique_ptr<ColdStarts> cold_;
   std::unique_ptr<Pipelines> pipelines_;  ///< with a network only
 
-  std::vector<std::unique_ptr<Fn>> fns_;          ///< by workload function id
-  std::vector<std::unique_ptr<Queue>> queues_;    ///< by first member function id
-  std::vector<Queue*> node_queues_;               ///< every node queue, in creation order
-  EventHandle reroute_;                           ///< pending reroute_stranded()
+  std::vector<std::unique_ptr<Fn>> fns_;        ///< by workload function id
+  std::vector<std::unique_ptr<Queue>> queues_;  ///< by first member function id
+  std::vector<Queue*> node_queues_;             ///< every node queue, in creation order
+  EventHandle reroute_;                         ///< pending reroute_stranded()
   /// route()'s scratch: routable instances and busy ones on a host (never nested).
   struct RouteCount {
     int host;

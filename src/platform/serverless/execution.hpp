@@ -24,8 +24,7 @@ struct Execution {
 /// fits()).
 [[nodiscard]] Execution reserve_execution(const Fn& fn, const policy::InstanceConfig& config,
                                           const policy::Location& loc, InstanceId id,
-                                          cluster::Host& host,
-                                          std::span<const Inst* const> on_host,
+                                          cluster::Host& host, std::span<const Inst* const> on_host,
                                           Simulation& sim, const ServerlessConfig& settings);
 
 }  // namespace sim::platform::serverless

@@ -67,8 +67,8 @@ bool ControlPlane::start_instance(Fn& fn, const policy::InstanceConfig& config,
   host.reserved_bytes += bytes;
   accounting_.memory_changed(sim_.now(), bytes, 0.0);
   host.cache.shrink_to(host.cache_capacity());
-  Execution e = reserve_execution(fn, config, *loc, inst->id, host, on_host(loc->host), sim_,
-                                  config_);
+  Execution e =
+      reserve_execution(fn, config, *loc, inst->id, host, on_host(loc->host), sim_, config_);
   inst->unit = e.unit;
   inst->own_unit = std::move(e.own_unit);
   inst->device_gb = e.device_gb;

@@ -48,8 +48,7 @@ std::optional<InstanceId> RateSplitDispatcher::choose(const DispatchView& view) 
     const double t = i.batch_latency_s * latency_factor_;
     Credit& k = current_[i.id];
     if (k.t_exec != t || k.batch != i.config.max_batch) {
-      k.weight =
-          t > 0 ? std::max(1.0, rate_bounds(t, 2.0 * t, i.config.max_batch).r_up) : 1.0;
+      k.weight = t > 0 ? std::max(1.0, rate_bounds(t, 2.0 * t, i.config.max_batch).r_up) : 1.0;
       k.t_exec = t;
       k.batch = i.config.max_batch;
     }
