@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "accounting.hpp"
@@ -81,6 +82,10 @@ class ControlPlane final : private FleetEvents {
 
   // Instance lifecycle (lifecycle.cpp).
   Inst* find(InstanceId id);
+  /// The one way into instances_: also indexes the instance by id for find().
+  void add_instance(std::unique_ptr<Inst> inst);
+  /// The live instances on `host`, ascending ids (empty for an unknown host).
+  [[nodiscard]] std::span<const Inst* const> on_host(int host) const;
   bool start_instance(Fn& fn, const policy::InstanceConfig& config,
                       const std::optional<policy::Location>& location, policy::PlatformView& pv,
                       bool warm = false, const PartSetup* part = nullptr);
@@ -115,14 +120,27 @@ class ControlPlane final : private FleetEvents {
   Accounting accounting_;
   std::unique_ptr<Fleet> fleet_;  ///< built once the topology is
   Instances instances_;
+  /// instances_ by id (ids are dense, from 1): find() is on every dispatch's path, where a
+  /// map lookup per idle instance cost a sixth of a large run. Null once terminated; one
+  /// pointer per instance ever started.
+  std::vector<Inst*> by_id_;
+  /// Live instances by host, ascending ids: the placement checks (fits) look at one host's.
+  std::vector<std::vector<const Inst*>> on_host_;
   std::unique_ptr<ColdStarts> cold_;
   std::unique_ptr<Pipelines> pipelines_;  ///< with a network only
 
-  std::vector<std::unique_ptr<Fn>> fns_;          ///< by workload function id
-  std::vector<std::unique_ptr<Queue>> queues_;    ///< by first member function id
-  std::vector<Queue*> node_queues_;               ///< every node queue, in creation order
-  EventHandle reroute_;                           ///< pending reroute_stranded()
-  std::vector<Queue*> memory_waiting_;            ///< see pump_memory_waiting()
+  std::vector<std::unique_ptr<Fn>> fns_;        ///< by workload function id
+  std::vector<std::unique_ptr<Queue>> queues_;  ///< by first member function id
+  std::vector<Queue*> node_queues_;             ///< every node queue, in creation order
+  EventHandle reroute_;                         ///< pending reroute_stranded()
+  std::vector<Queue*> memory_waiting_;          ///< see pump_memory_waiting()
+  /// route()'s scratch: routable instances and busy ones on a host (never nested).
+  struct RouteCount {
+    int host;
+    int n;
+    int busy;
+  };
+  std::vector<RouteCount> route_counts_;
   std::vector<std::unique_ptr<Inst>> graveyard_;  ///< terminated, freed at the next tick
   InstanceId next_instance_ = 1;
   std::uint64_t next_batch_ = 1;

@@ -13,7 +13,7 @@ namespace sim::platform::serverless {
 
 Execution reserve_execution(const Fn& fn, const policy::InstanceConfig& config,
                             const policy::Location& loc, InstanceId id, cluster::Host& host,
-                            const Instances& instances, Simulation& sim,
+                            std::span<const Inst* const> on_host, Simulation& sim,
                             const ServerlessConfig& settings, ContainerMemory memory) {
   Execution e;
   if (fn.spec.gpu) {
@@ -25,7 +25,7 @@ Execution reserve_execution(const Fn& fn, const policy::InstanceConfig& config,
     e.activation_gb = charge.activation_gb;
     if (config.time_slice_gb > 0) {
       // HarmonyBatch eq. 3-4: its own window of the GPU's time.
-      e.window_gb = *time_slice_window(fn, loc, config.time_slice_gb, instances);
+      e.window_gb = *time_slice_window(fn, loc, config.time_slice_gb, on_host);
       e.own_unit = std::make_unique<gpu::TimeSlicedUnit>(
           sim, name, g.type(),
           gpu::TimeSlicedUnit::options_for(*fn.model, config.time_slice_gb,

@@ -5,6 +5,7 @@
 /// resources it reserves on its host for its lifetime.
 
 #include <memory>
+#include <span>
 
 #include "model.hpp"
 
@@ -20,10 +21,11 @@ struct Execution {
 };
 
 /// Builds the execution unit of instance `id` of `fn` at `loc` (feasible: fits() held) and
-/// reserves its GPU memory (memory_charge(fn, config, memory)) and cores on `host`.
+/// reserves its GPU memory (memory_charge(fn, config, memory)) and cores on `host` (`on_host`:
+/// the live instances there, as for fits()).
 [[nodiscard]] Execution reserve_execution(const Fn& fn, const policy::InstanceConfig& config,
                                           const policy::Location& loc, InstanceId id,
-                                          cluster::Host& host, const Instances& instances,
+                                          cluster::Host& host, std::span<const Inst* const> on_host,
                                           Simulation& sim, const ServerlessConfig& settings,
                                           ContainerMemory memory);
 

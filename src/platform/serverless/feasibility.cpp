@@ -14,7 +14,7 @@ MemoryCharge memory_charge(const Fn& fn, const policy::InstanceConfig& c, Contai
 }
 
 bool fits(const Fn& fn, const policy::InstanceConfig& c, const policy::Location& loc, double bytes,
-          const Hosts& hosts, const Instances& instances, ContainerMemory mode) {
+          const Hosts& hosts, std::span<const Inst* const> on_host, ContainerMemory mode) {
   if (loc.host < 0 || static_cast<std::size_t>(loc.host) >= hosts.size()) return false;
   const auto& h = *hosts[static_cast<std::size_t>(loc.host)];
   if (!h.available || h.gone) return false;
@@ -40,9 +40,9 @@ bool fits(const Fn& fn, const policy::InstanceConfig& c, const policy::Location&
   int others = 0;
   double op_share = 0.0;
   const MemoryCharge charge = memory_charge(fn, c, mode);
-  double resident = charge.resident_gb;     // weights of the place's instances and this one
+  double resident = charge.resident_gb;      // weights of the place's instances and this one
   double activation = charge.activation_gb;  // the largest activations among them
-  for (const auto& [id, i] : instances) {
+  for (const Inst* i : on_host) {
     if (!i->fn->spec.gpu || i->loc != loc) continue;
     ++(i->config.time_slice_gb > 0 ? sliced : others);
     if (i->config.cpu_threads > 0) op_share += i->config.gpu_share;
@@ -52,7 +52,7 @@ bool fits(const Fn& fn, const policy::InstanceConfig& c, const policy::Location&
   if (c.time_slice_gb > 0) {
     // cGPU: co-located time-sliced functions only, each in its own window.
     if (!fn.model->cgpu || g.mig() || c.cpu_threads > 0 || others > 0) return false;
-    if (!time_slice_window(fn, loc, c.time_slice_gb, instances)) return false;
+    if (!time_slice_window(fn, loc, c.time_slice_gb, on_host)) return false;
   } else {
     if (sliced > 0) return false;
     if (g.sharing() == cluster::GpuSharing::kExclusive && g.instances(loc.slice) > 0) return false;
@@ -70,12 +70,12 @@ bool fits(const Fn& fn, const policy::InstanceConfig& c, const policy::Location&
 }
 
 std::optional<double> time_slice_window(const Fn& fn, const policy::Location& loc, double m_gb,
-                                        const Instances& instances) {
+                                        std::span<const Inst* const> on_host) {
   // Windows in GB units of the cycle [0, M_max): first fit. All time-sliced instances of a GPU
   // must share tau and M_max, or their cycles would not line up.
   const auto& cg = *fn.model->cgpu;
   std::vector<std::pair<double, double>> used;
-  for (const auto& [id, i] : instances) {
+  for (const Inst* i : on_host) {
     if (i->loc != loc || i->config.time_slice_gb <= 0) continue;
     const auto& other = *i->fn->model->cgpu;
     if (other.tau_s.value != cg.tau_s.value || other.m_max_gb.value != cg.m_max_gb.value) {

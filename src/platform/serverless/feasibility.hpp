@@ -5,6 +5,7 @@
 /// every start with it.
 
 #include <optional>
+#include <span>
 
 #include "model.hpp"
 
@@ -25,16 +26,19 @@ struct MemoryCharge {
 
 /// True when `fn` with `config` fits at `loc`: the host is up with `bytes` of free memory and
 /// the cores, the GPU (or MIG slice) is enabled with the memory, and the sharing rules hold
-/// (exclusive GPUs, cGPU windows, INFless SM shares). Under kWeightsResident the place must
-/// hold the weights of its instances and of this one plus the largest activations among them,
-/// so that every instance there can run a batch once the others are idle.
+/// (exclusive GPUs, cGPU windows, INFless SM shares). `on_host`: the live instances on
+/// loc.host in ascending id order (ControlPlane::on_host; a per-host list, because a scan of
+/// every instance per start dominated large runs' start-up). Under kWeightsResident the place
+/// must hold the weights of its instances and of this one plus the largest activations among
+/// them, so that every instance there can run a batch once the others are idle.
 [[nodiscard]] bool fits(const Fn& fn, const policy::InstanceConfig& config,
                         const policy::Location& loc, double bytes, const Hosts& hosts,
-                        const Instances& instances,
+                        std::span<const Inst* const> on_host,
                         ContainerMemory mode = ContainerMemory::kBatchFootprint);
 
 /// Start (GB units of the cGPU cycle) of the first free window of m_gb on `loc`, if any.
 [[nodiscard]] std::optional<double> time_slice_window(const Fn& fn, const policy::Location& loc,
-                                                      double m_gb, const Instances& instances);
+                                                      double m_gb,
+                                                      std::span<const Inst* const> on_host);
 
 }  // namespace sim::platform::serverless

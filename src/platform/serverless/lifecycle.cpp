@@ -13,8 +13,23 @@
 namespace sim::platform::serverless {
 
 Inst* ControlPlane::find(InstanceId id) {
-  const auto it = instances_.find(id);
-  return it == instances_.end() ? nullptr : it->second.get();
+  return id < by_id_.size() ? by_id_[static_cast<std::size_t>(id)] : nullptr;
+}
+
+void ControlPlane::add_instance(std::unique_ptr<Inst> inst) {
+  const auto id = static_cast<std::size_t>(inst->id);
+  if (by_id_.size() <= id) by_id_.resize(id + 1, nullptr);
+  by_id_[id] = inst.get();
+  // Ids only grow, so appending keeps each host's list ascending.
+  const auto h = static_cast<std::size_t>(inst->loc.host);
+  if (on_host_.size() <= h) on_host_.resize(h + 1);
+  on_host_[h].push_back(inst.get());
+  instances_.emplace(inst->id, std::move(inst));
+}
+
+std::span<const Inst* const> ControlPlane::on_host(int host) const {
+  if (host < 0 || static_cast<std::size_t>(host) >= on_host_.size()) return {};
+  return on_host_[static_cast<std::size_t>(host)];
 }
 
 bool ControlPlane::start_instance(Fn& fn, const policy::InstanceConfig& config,
@@ -34,7 +49,7 @@ bool ControlPlane::start_instance(Fn& fn, const policy::InstanceConfig& config,
   // Parts of a partitioned replica run pipelined batches and keep their footprint.
   const ContainerMemory memory =
       part != nullptr ? ContainerMemory::kBatchFootprint : config_.container_memory;
-  if (!fits(fn, config, *loc, bytes, fleet_->hosts(), instances_, memory)) {
+  if (!fits(fn, config, *loc, bytes, fleet_->hosts(), on_host(loc->host), memory)) {
     ++counts_.rejected["start_invalid"];
     return false;
   }
@@ -55,8 +70,8 @@ bool ControlPlane::start_instance(Fn& fn, const policy::InstanceConfig& config,
   host.reserved_bytes += bytes;
   accounting_.memory_changed(sim_.now(), bytes, 0.0);
   host.cache.shrink_to(host.cache_capacity());
-  Execution e = reserve_execution(fn, config, *loc, inst->id, host, instances_, sim_, config_,
-                                  memory);
+  Execution e = reserve_execution(fn, config, *loc, inst->id, host, on_host(loc->host), sim_,
+                                  config_, memory);
   inst->unit = e.unit;
   inst->own_unit = std::move(e.own_unit);
   inst->device_gb = e.device_gb;
@@ -75,20 +90,20 @@ bool ControlPlane::start_instance(Fn& fn, const policy::InstanceConfig& config,
     // StartInstance::warm: ready at once with the model's bytes in its host's memory.
     fn.instances.insert(inst->id);
     Inst& w = *inst;
-    instances_.emplace(inst->id, std::move(inst));
+    add_instance(std::move(inst));
     ++counts_.applied["start_warm"];
     release_cold_start_memory(w);
     host.cache.insert(fn.spec.model, fn.bytes, host.cache_capacity());
     w.life.transition(InstanceEvent::kReady, sim_.now());
-    pv.hosts = hosts_view(fleet_->hosts());
+    refresh_hosts_view(pv.hosts, fleet_->hosts());
     became_idle(w);
     return true;
   }
   fn.instances.insert(inst->id);
   Inst& ref = *inst;
-  instances_.emplace(inst->id, std::move(inst));
+  add_instance(std::move(inst));
   ++counts_.applied["start"];
-  pv.hosts = hosts_view(fleet_->hosts());
+  refresh_hosts_view(pv.hosts, fleet_->hosts());
   cold_->begin(ref);
   return true;
 }
@@ -112,14 +127,14 @@ void ControlPlane::cold_start_ready(Inst& inst) {
 void ControlPlane::became_idle(Inst& inst) {
   Fn& fn = *inst.fn;
   const InstanceId id = inst.id;
-  fn.queue->idle.insert(id);
+  add_idle(*fn.queue, id);
   pump(*fn.queue);
   if (config_.dispatch_scope == DispatchScope::kNode) {
     // The cluster queue first (requests that arrived before any node hosted the function),
     // then the instance's node queue.
     if (Inst* x = find(id); x != nullptr && x->life.state() == InstanceState::kIdle) {
       Queue& nq = node_queue(*fn.queue, x->loc.host);
-      nq.idle.insert(id);
+      add_idle(nq, id);
       pump(nq);
     }
   }
@@ -183,6 +198,9 @@ void ControlPlane::terminate(Inst& inst) {
   inst.life.transition(InstanceEvent::kTerminate, now);
   inst.fn->instances.erase(inst.id);
   schedule_reroute();
+  by_id_[static_cast<std::size_t>(inst.id)] = nullptr;
+  auto& here = on_host_[static_cast<std::size_t>(inst.loc.host)];
+  here.erase(std::find(here.begin(), here.end(), &inst));
   auto node = instances_.extract(inst.id);
   // Freed at the next tick: terminate() may run inside a callback of the instance's own unit.
   graveyard_.push_back(std::move(node.mapped()));

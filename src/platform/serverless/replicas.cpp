@@ -28,7 +28,7 @@ bool ControlPlane::start_partitioned(Fn& fn, const policy::InstanceConfig& confi
     auto loc = policies_.placement->place({fv, config}, trial);
     if (!loc ||
         !fits(fn, config, *loc, setup[static_cast<std::size_t>(p)].bytes, fleet_->hosts(),
-              instances_) ||
+              on_host(loc->host)) ||
         std::find(locs.begin(), locs.end(), *loc) != locs.end()) {
       ++counts_.rejected["start_unplaced"];
       return false;

@@ -65,36 +65,46 @@ Queue& ControlPlane::node_queue(Queue& cluster, int host) {
 
 Queue& ControlPlane::route(Queue& cluster, int exclude_host) {
   if (config_.dispatch_scope == DispatchScope::kCluster) return cluster;
-  // Hosts with a routable instance of the group: instances and busy instances (by host).
-  std::map<int, std::pair<int, int>> hosts;
+  // Hosts with a routable instance of the group: instances and busy instances (by host,
+  // ascending). One entry per instance, sorted and merged, in a reused vector rather than a
+  // std::map built per arrival: this runs on every arrival.
+  std::vector<RouteCount>& hosts = route_counts_;
+  hosts.clear();
   for (const Fn* f : cluster.members) {
     for (const InstanceId id : f->instances) {
-      const auto it = instances_.find(id);
-      if (it == instances_.end() || !routable(*it->second)) continue;
-      const Inst& i = *it->second;
-      if (i.loc.host == exclude_host) continue;
-      auto& [n, busy] = hosts[i.loc.host];
-      ++n;
-      if (i.life.state() == InstanceState::kBusy) ++busy;
+      const Inst* i = find(id);
+      if (i == nullptr || !routable(*i) || i->loc.host == exclude_host) continue;
+      hosts.push_back({i->loc.host, 1, i->life.state() == InstanceState::kBusy ? 1 : 0});
     }
   }
+  std::sort(hosts.begin(), hosts.end(),
+            [](const RouteCount& a, const RouteCount& b) { return a.host < b.host; });
+  std::size_t merged = 0;
+  for (std::size_t k = 0; k < hosts.size(); ++k) {
+    if (merged > 0 && hosts[merged - 1].host == hosts[k].host) {
+      hosts[merged - 1].n += hosts[k].n;
+      hosts[merged - 1].busy += hosts[k].busy;
+    } else {
+      hosts[merged++] = hosts[k];
+    }
+  }
+  hosts.resize(merged);
   // No node hosts the function yet: the request waits in the cluster queue, which the first
   // instances to become idle drain before their node's queue.
   if (hosts.empty()) return cluster;
-  int chosen = hosts.begin()->first;
+  int chosen = hosts.front().host;
   if (config_.gateway == GatewayRoute::kRoundRobin) {
-    auto it = hosts.begin();
-    std::advance(it, static_cast<std::ptrdiff_t>(cluster.next++ % hosts.size()));
-    chosen = it->first;
+    chosen = hosts[cluster.next++ % hosts.size()].host;
   } else {
     // Least loaded: (queued + running batches) per routable instance; ties to the lower host.
     double best = 0.0;
     bool first = true;
-    for (const auto& [h, counts] : hosts) {
+    for (const RouteCount& c : hosts) {
+      const int h = c.host;
       const auto q = cluster.nodes.find(h);
       const double queued =
           q == cluster.nodes.end() ? 0.0 : static_cast<double>(q->second->requests.size());
-      const double load = (queued + counts.second) / static_cast<double>(counts.first);
+      const double load = (queued + c.busy) / static_cast<double>(c.n);
       if (first || load < best) {
         best = load;
         chosen = h;
@@ -151,30 +161,33 @@ void ControlPlane::pump(Queue& q) {
   std::vector<bool> taken;
   const std::uint32_t fid = q.members.front()->id;
   while (!q.requests.empty()) {
-    idle.clear();
+    // Drop the ids that are no longer dispatchable, keeping the others in order, and find the
+    // largest batch an idle instance on an available host takes. The dispatcher's views are
+    // built below only if the batcher takes a batch: most arrivals join a partial batch, and
+    // building a view of every idle instance for them was most of a dispatch's cost.
     int max_batch = 0;
+    bool any = false;
     bool short_of_memory = false;
-    for (auto it = q.idle.begin(); it != q.idle.end();) {
-      const Inst* i = find(*it);
-      if (i == nullptr || i->life.state() != InstanceState::kIdle || i->held) {
-        it = q.idle.erase(it);
-        continue;
-      }
-      ++it;
+    std::size_t kept = 0;
+    for (const InstanceId id : q.idle) {
+      const Inst* i = find(id);
+      if (i == nullptr || i->life.state() != InstanceState::kIdle || i->held) continue;
+      q.idle[kept++] = id;
       if (!fleet_->host(i->loc.host).available) continue;
       if (!activations_fit(*i)) {
         // Offered again when a batch releases memory (finish_batch); never over-committed.
         short_of_memory = true;
         continue;
       }
-      idle.push_back(instance_view(*i));
+      any = true;
       max_batch = std::max(max_batch, i->config.max_batch);
     }
+    q.idle.resize(kept);
     if (short_of_memory &&
         std::find(memory_waiting_.begin(), memory_waiting_.end(), &q) == memory_waiting_.end()) {
       memory_waiting_.push_back(&q);
     }
-    if (idle.empty()) {
+    if (!any) {
       if (short_of_memory) accounting_.waited_for_memory();
       return;
     }
@@ -191,6 +204,16 @@ void ControlPlane::pump(Queue& q) {
         q.wake = sim_.schedule_at(q.wake_at, [this, qp] { pump(*qp); });
       }
       return;
+    }
+    // The batcher changed nothing: the instances of q.idle on available hosts whose
+    // activations fit are exactly the dispatchable ones found above.
+    idle.clear();
+    idle.reserve(q.idle.size());
+    for (const InstanceId id : q.idle) {
+      const Inst* i = find(id);
+      if (fleet_->host(i->loc.host).available && activations_fit(*i)) {
+        idle.push_back(instance_view(*i));
+      }
     }
     std::optional<policy::PlatformView> pv;
     if (policies_.dispatcher->wants_platform_view()) pv = view();

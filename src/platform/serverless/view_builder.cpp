@@ -21,45 +21,61 @@ policy::InstanceView instance_view(const Inst& i) {
   return v;
 }
 
+namespace {
+
+// Sets every field of `hv` from `h`, reusing hv's strings and vectors (so that refreshing a
+// view allocates almost nothing). Every field is written, also those a fresh view leaves at
+// their defaults, so the result equals a freshly built view.
+void fill_host_view(policy::HostView& hv, const cluster::Host& h) {
+  hv.index = h.index;
+  hv.name = h.name;
+  hv.host_template = h.template_index;
+  hv.market = cluster::to_string(h.spec.market);
+  hv.available = h.available && !h.gone;
+  hv.revocation_at = h.revocation_at;
+  hv.cores = h.spec.cores;
+  hv.cores_free = h.spec.cores - h.reserved_cores;
+  hv.memory_bytes = h.spec.memory_bytes;
+  hv.memory_free_bytes = h.free_bytes();
+  hv.cached_models = h.cache.models();
+  hv.gpus.resize(h.gpus.size());
+  for (std::size_t k = 0; k < h.gpus.size(); ++k) {
+    const auto& g = *h.gpus[k];
+    policy::GpuView& gv = hv.gpus[k];
+    gv.type = g.type().name;
+    gv.sharing = cluster::to_string(g.sharing());
+    gv.mig = g.mig();
+    gv.memory_gb = g.type().memory_gb;
+    gv.instances = g.instances();
+    gv.slices.clear();
+    if (g.mig()) {
+      gv.reconfiguring = g.mig_gpu()->reconfiguring();
+      gv.memory_free_gb = 0.0;
+      for (std::size_t s = 0; s < g.places(); ++s) {
+        const int si = static_cast<int>(s);
+        gv.slices.push_back({g.mig_gpu()->slice_profile(s).name, g.place_memory_gb(si),
+                             g.place_memory_gb(si) - g.reserved_gb(si), g.instances(si),
+                             g.place_enabled(si)});
+      }
+    } else {
+      gv.reconfiguring = false;
+      gv.memory_free_gb = g.type().memory_gb - g.reserved_gb(-1);
+    }
+  }
+}
+
+}  // namespace
+
 std::vector<policy::HostView> hosts_view(const Hosts& hosts) {
   std::vector<policy::HostView> out;
-  out.reserve(hosts.size());
-  for (const auto& h : hosts) {
-    policy::HostView hv;
-    hv.index = h->index;
-    hv.name = h->name;
-    hv.host_template = h->template_index;
-    hv.market = cluster::to_string(h->spec.market);
-    hv.available = h->available && !h->gone;
-    hv.revocation_at = h->revocation_at;
-    hv.cores = h->spec.cores;
-    hv.cores_free = h->spec.cores - h->reserved_cores;
-    hv.memory_bytes = h->spec.memory_bytes;
-    hv.memory_free_bytes = h->free_bytes();
-    hv.cached_models = h->cache.models();
-    for (const auto& g : h->gpus) {
-      policy::GpuView gv;
-      gv.type = g->type().name;
-      gv.sharing = cluster::to_string(g->sharing());
-      gv.mig = g->mig();
-      gv.memory_gb = g->type().memory_gb;
-      gv.instances = g->instances();
-      if (g->mig()) {
-        gv.reconfiguring = g->mig_gpu()->reconfiguring();
-        for (std::size_t s = 0; s < g->places(); ++s) {
-          const int si = static_cast<int>(s);
-          gv.slices.push_back({g->mig_gpu()->slice_profile(s).name, g->place_memory_gb(si),
-                               g->place_memory_gb(si) - g->reserved_gb(si), g->instances(si),
-                               g->place_enabled(si)});
-        }
-      } else {
-        gv.memory_free_gb = g->type().memory_gb - g->reserved_gb(-1);
-      }
-      hv.gpus.push_back(std::move(gv));
-    }
-    out.push_back(std::move(hv));
-  }
+  refresh_hosts_view(out, hosts);
   return out;
+}
+
+void refresh_hosts_view(std::vector<policy::HostView>& views, const Hosts& hosts) {
+  views.resize(hosts.size());
+  for (std::size_t k = 0; k < hosts.size(); ++k)
+    fill_host_view(views[k], *hosts[k]);
 }
 
 policy::FunctionView function_view(const Fn& f) {

@@ -43,15 +43,25 @@ std::optional<InstanceId> RateSplitDispatcher::choose(const DispatchView& view) 
   // and pays the total) with weight r_up = floor(1 / t_exec) * b, INFless eq. (1).
   double total = 0.0;
   const InstanceView* pick = nullptr;
+  double* pick_credit = nullptr;  // unordered_map references stay valid across rehashing
   for (const InstanceView& i : view.idle) {
     const double t = i.batch_latency_s * latency_factor_;
-    const double w = t > 0 ? std::max(1.0, rate_bounds(t, 2.0 * t, i.config.max_batch).r_up) : 1.0;
+    Credit& k = current_[i.id];
+    if (k.t_exec != t || k.batch != i.config.max_batch) {
+      k.weight = t > 0 ? std::max(1.0, rate_bounds(t, 2.0 * t, i.config.max_batch).r_up) : 1.0;
+      k.t_exec = t;
+      k.batch = i.config.max_batch;
+    }
+    const double w = k.weight;
     total += w;
-    double& c = current_[i.id];
+    double& c = k.credit;
     c += w;
-    if (pick == nullptr || c > current_[pick->id]) pick = &i;
+    if (pick == nullptr || c > *pick_credit) {
+      pick = &i;
+      pick_credit = &c;
+    }
   }
-  current_[pick->id] -= total;
+  *pick_credit -= total;
   return pick->id;
 }
 

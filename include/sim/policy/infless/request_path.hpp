@@ -2,7 +2,7 @@
 /// INFless's built-in batching on the platform's request path: a batcher that fills a batch
 /// within the SLO budget and a dispatcher that splits batches by each instance's rate bound.
 
-#include <map>
+#include <unordered_map>
 
 #include "sim/policy/batcher.hpp"
 #include "sim/policy/dispatcher.hpp"
@@ -32,7 +32,17 @@ class RateSplitDispatcher final : public Dispatcher {
 
  private:
   double latency_factor_;
-  std::map<InstanceId, double> current_;  ///< smooth WRR credit per instance
+  /// An instance's smooth WRR credit, with its weight for the (t_exec, batch) it was computed
+  /// from: choose() weighs every idle instance on every dispatch, and an instance's weight
+  /// changes only if its latency or batch size does.
+  struct Credit {
+    double credit = 0.0;
+    double weight = 0.0;
+    double t_exec = -1.0;  ///< < 0: weight not computed yet
+    int batch = 0;
+  };
+  /// Per instance. Hashed: nothing iterates it, so its order cannot reach the output.
+  std::unordered_map<InstanceId, Credit> current_;
 };
 
 }  // namespace sim::policy::infless
