@@ -29,7 +29,9 @@ ServerlessConfig one_mps_gpu(ContainerMemory memory) {
   return c;
 }
 
-double free_gb(const Harness& h) { return h.platform->view().hosts[0].gpus[0].memory_free_gb; }
+double free_gb(const Harness& h) {
+  return h.platform->view().hosts[0].gpus[0].memory_free_gb;
+}
 
 TEST(ContainerMemory, IdleContainersHoldTheirWeightsAndABatchItsActivations) {
   auto p = testing::reference_policies();
@@ -50,8 +52,12 @@ TEST(ContainerMemory, IdleContainersHoldTheirWeightsAndABatchItsActivations) {
   auto r = h.records;
   std::sort(r.begin(), r.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
   EXPECT_EQ(r[0].finish, seconds(204));
-  EXPECT_EQ(r[1].start, seconds(204));  // waited for r0's activations
+  EXPECT_EQ(r[1].start, seconds(204));   // waited for r0's activations
   EXPECT_EQ(r[1].finish, seconds(208));  // alone on the GPU: its solo 4 s
+  // Its 3.5 s wait for memory is queueing, not batching: the instance was idle but could not
+  // take a batch (latency 7.5 s = 3.5 s queue + 4 s execution).
+  EXPECT_EQ(r[1].queue_wait, seconds(3.5));
+  EXPECT_EQ(r[1].batching_wait, Time::zero());
   const auto extra = h.platform->summary_extra(h.sim.now());
   EXPECT_DOUBLE_EQ(extra["memory_utilisation"]["gpu_activations_peak_gb"].get<double>(), 15.0);
   // Activations held 8 s of the 300 s: 15 x 8 / (40 x 300) = 0.01.

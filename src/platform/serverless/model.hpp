@@ -160,8 +160,12 @@ struct Inst {
   /// GPU memory a batch of it holds while it runs (ContainerMemory::kWeightsResident), 0 else
   double activation_gb = 0.0;
   bool holds_activations = false;  ///< its running batch holds activation_gb
-  double cores = 0.0;            ///< host cores reserved for its lifetime
-  double window_gb = 0.0;        ///< time-sliced: window start within the cycle, in GB units
+  /// kWeightsResident: the dispatcher last skipped it because its activations did not fit, and
+  /// when they fitted again; a request's wait until then is queueing for memory, not batching.
+  bool short_of_memory = false;
+  Time memory_ready_at;
+  double cores = 0.0;      ///< host cores reserved for its lifetime
+  double window_gb = 0.0;  ///< time-sliced: window start within the cycle, in GB units
   gpu::ExecutionUnit* unit = nullptr;
   std::unique_ptr<gpu::ExecutionUnit> own_unit;  ///< CPU, time-sliced, operator-profile
   EventHandle timer;                             ///< keep-alive or cold-start stage

@@ -170,14 +170,19 @@ void ControlPlane::pump(Queue& q) {
     bool short_of_memory = false;
     std::size_t kept = 0;
     for (const InstanceId id : q.idle) {
-      const Inst* i = find(id);
+      Inst* i = find(id);
       if (i == nullptr || i->life.state() != InstanceState::kIdle || i->held) continue;
       q.idle[kept++] = id;
       if (!fleet_->host(i->loc.host).available) continue;
       if (!activations_fit(*i)) {
         // Offered again when a batch releases memory (finish_batch); never over-committed.
         short_of_memory = true;
+        i->short_of_memory = true;
         continue;
+      }
+      if (i->short_of_memory) {
+        i->short_of_memory = false;
+        i->memory_ready_at = sim_.now();
       }
       any = true;
       max_batch = std::max(max_batch, i->config.max_batch);
@@ -252,7 +257,9 @@ void ControlPlane::run_batch(Inst& inst, std::vector<Request> batch) {
   inst.timer.cancel();
   inst.life.transition(InstanceEvent::kDispatched, now);
   inst.dispatch = now;
-  inst.avail = inst.life.idle_since();
+  // Available to its queue since it became idle, or since its activations fitted again after
+  // a memory wait (records.cpp: the time before is queueing, not batching).
+  inst.avail = std::max(inst.life.idle_since(), inst.memory_ready_at);
   inst.batch = std::move(batch);
   inst.batch_serial = next_batch_++;
   running_requests_ += inst.batch.size();
