@@ -120,8 +120,7 @@ void Accounting::write_summary(json& out, Time end, const Hosts& hosts, const In
     // and what their running batches hold.
     const double act_used = activation_gb_seconds_ + activation_gb_ * tail_s;
     auto& m = out["memory_utilisation"];
-    m["gpu_resident"] =
-        gpu_memory_capacity > 0 ? (gpu_used - act_used) / gpu_memory_capacity : 0.0;
+    m["gpu_resident"] = gpu_memory_capacity > 0 ? (gpu_used - act_used) / gpu_memory_capacity : 0.0;
     m["gpu_activations"] = gpu_memory_capacity > 0 ? act_used / gpu_memory_capacity : 0.0;
     m["gpu_activations_peak_gb"] = activation_peak_gb_;
     m["dispatches_short_of_memory"] = memory_waits_;
