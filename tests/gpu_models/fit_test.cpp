@@ -1,5 +1,7 @@
 #include "sim/gpu_models/fit.hpp"
 
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -11,8 +13,13 @@
 namespace sim::gpu {
 namespace {
 
+/// `name` in a directory of this test process: ctest runs the cases of this file as parallel
+/// processes, and two of them writing /tmp/bad.csv at once read each other's tables.
 std::filesystem::path write_temp(const std::string& name, const std::string& text) {
-  const auto p = std::filesystem::path(::testing::TempDir()) / name;
+  const auto dir = std::filesystem::path(::testing::TempDir()) /
+                   ("dcsim-fit-test-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto p = dir / name;
   std::ofstream(p) << text;
   return p;
 }

@@ -1,6 +1,9 @@
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <iterator>
 #include <streambuf>
 
@@ -79,8 +82,13 @@ TEST(TransferManager, CloudStoreEgressIsShared) {
   EXPECT_EQ(d2, seconds(2.0) + us(3));
 }
 
+/// `name` in a directory of this test process: ctest runs the cases as parallel processes,
+/// which would otherwise write the same /tmp/topo.json at once.
 std::string write_temp(const std::string& name, const std::string& text) {
-  const std::string path = ::testing::TempDir() + name;
+  const auto dir = std::filesystem::path(::testing::TempDir()) /
+                   ("dcsim-transfer-test-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / name).string();
   std::ofstream(path) << text;
   return path;
 }
