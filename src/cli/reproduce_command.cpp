@@ -111,9 +111,9 @@ void execute_search(Job& job, const reproduce::RunVariant& variant, const fs::pa
   const auto result = reproduce::search_rate(*variant.search, [&](double rate) {
     std::vector<std::string> rates;
     for (std::size_t i = 0; i < workloads; ++i)
-      rates.push_back(fmt::format("workload.{}.rate={:g}/s", i, rate));
+      rates.push_back(fmt::format("workload.{}.rate={}/s", i, rate));
     const auto loaded =
-        load_variant(variant, fmt::format("{}.rate-{:g}", job.spec->id, rate), rates, registry);
+        load_variant(variant, fmt::format("{}.rate-{}", job.spec->id, rate), rates, registry);
     bool reused = false;
     auto summary = run_one(loaded, out_dir, registry, reuse, reused);
     all_reused = all_reused && reused;
