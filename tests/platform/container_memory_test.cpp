@@ -142,7 +142,9 @@ TEST(ContainerMemory, MemoryInUseNeverExceedsCapacity) {
     double worst = 0.0;  // most over-committed GB seen on any place
     for (int k = 0; k < 10000; ++k) {
       h.sim.schedule_at(seconds(100.0 + 0.007 * k), [&] {
-        for (const auto& g : h.platform->view().hosts[0].gpus) {
+        // The view is a value: iterating a member of the temporary would read freed memory.
+        const auto view = h.platform->view();
+        for (const auto& g : view.hosts[0].gpus) {
           worst = std::max(worst, -g.memory_free_gb);
           for (const auto& s : g.slices)
             worst = std::max(worst, -s.memory_free_gb);
