@@ -55,11 +55,12 @@ ServerlessConfig cluster(bool same_host) {
   return c;
 }
 
-void start_replica(Harness& h) {
+void start_replica(Harness& h, bool pipelined = true) {
   policy::Decisions d;
   policy::StartInstance s;
   s.function = 0;
-  s.partition = policy::PartitionSpec{{0}, false};  // layer 0 | layer 1, no model completion
+  // layer 0 | layer 1, no model completion
+  s.partition = policy::PartitionSpec{{0}, false, pipelined};
   d.start.push_back(s);
   h.platform->apply(d);
 }
@@ -170,9 +171,10 @@ struct Expected {
 /// Four requests at kRequestsAt through a fresh replica, by id; the summary additions into
 /// `extra`.
 std::vector<metrics::RequestRecord> run_four_requests(ServerlessConfig c, Time until,
-                                                      nlohmann::json& extra) {
+                                                      nlohmann::json& extra,
+                                                      bool pipelined = true) {
   Harness h(std::move(c), testing::manual_policies());
-  start_replica(h);
+  start_replica(h, pipelined);
   for (int i = 0; i < 4; ++i)
     h.arrive(kRequestsAt, 0);
   h.sim.run_until(until);
@@ -236,6 +238,31 @@ TEST(PartitionedPipeline, WithoutANetworkTheFixedTimesApply) {
     EXPECT_EQ(rows[i].execution, ms(750));
   }
   EXPECT_EQ(extra["gpu_busy_seconds"].get<double>(), 0.0);
+}
+
+// (f) Not pipelined (`pipelining: false`): the replica holds one batch at a time, so the head
+// admits the next request only when the last one left part 1. At 10 Gbit/s each takes
+// L = 0.2 + 0.2 + d + 0.3 = 0.7 s + d, back to back: dispatches at k x (0.7 s + d), finishes
+// at (k + 1) x (0.7 s + d). Without a network: every I = 0.75 s (eq. 4.4), execution 0.75 s.
+TEST(PartitionedPipeline, NotPipelinedHoldsOneBatchAtATime) {
+  const Time d = us(2);
+  ServerlessConfig c = cluster(false);
+  c.network = network(10);
+  nlohmann::json extra;
+  auto rows = run_four_requests(std::move(c), seconds(30), extra, false);
+  ASSERT_EQ(rows.size(), 4u);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto k = static_cast<std::int64_t>(i);
+    expect_decomposition(rows[i]);
+    expect_near(rows[i].dispatch, kRequestsAt + (ms(700) + d) * k, "dispatch");
+    expect_near(rows[i].finish, kRequestsAt + (ms(700) + d) * (k + 1), "finish");
+  }
+  rows = run_four_requests(cluster(false), seconds(60), extra, false);
+  ASSERT_EQ(rows.size(), 4u);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    EXPECT_EQ(rows[i].dispatch, kRequestsAt + ms(750) * static_cast<std::int64_t>(i));
+    EXPECT_EQ(rows[i].execution, ms(750));
+  }
 }
 
 // Model completion (§4.2.5) and stopping while batches are in the pipeline (the replica is ready

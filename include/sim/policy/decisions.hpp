@@ -22,6 +22,9 @@ namespace sim::policy {
 struct PartitionSpec {
   std::vector<int> cut_after;
   bool complete = true;
+  /// §4.2.1: the head takes the next batch once part 0 passed the last one on (pipelined);
+  /// false: only when the last part finished it, one batch in the replica at a time.
+  bool pipelined = true;
 };
 
 /// Start `count` instances of a function. Without `config` the function's default is used;

@@ -18,6 +18,7 @@ struct Pipelines::Pipeline {
     bool done = false;  ///< the batch's work here is over; it waits for the next station
   };
   InstanceId head = 0;
+  bool pipelined = true;
   bool detached = false;  ///< the head is gone or completed: drain, then erase
   std::vector<Station> stations;
   [[nodiscard]] bool empty() const {
@@ -34,9 +35,10 @@ Pipelines::Pipelines(Simulation& sim, Hosts& hosts, net::FlowNetwork& flows,
 Pipelines::~Pipelines() = default;
 
 std::uint64_t Pipelines::make(InstanceId head, const Fn& fn, const std::vector<int>& cut_after,
-                              const std::vector<policy::Location>& locs) {
+                              const std::vector<policy::Location>& locs, bool pipelined) {
   auto p = std::make_unique<Pipeline>();
   p->head = head;
+  p->pipelined = pipelined;
   std::size_t part = 0;
   std::size_t next_cut = 0;
   Pipeline::Station exec;
@@ -106,7 +108,13 @@ void Pipelines::advance(std::uint64_t serial, std::size_t s) {
     PipelineBatch b = std::move(*st.batch);
     st.batch.reset();
     st.done = false;
-    exit_(p.head, std::move(b));
+    const InstanceId head = p.head;
+    const bool admit_now = !p.pipelined;
+    exit_(head, std::move(b));
+    if (admit_now) {
+      admit_(head);  // may submit the next batch or detach: p is not used after this
+      return;
+    }
   } else {
     Pipeline::Station& next = p.stations[s + 1];
     if (next.batch) return;  // blocked until the next station passes its batch on
@@ -117,7 +125,7 @@ void Pipelines::advance(std::uint64_t serial, std::size_t s) {
     work(serial, s + 1);
   }
   if (s == 0) {
-    admit_(p.head);
+    if (p.pipelined) admit_(p.head);
   } else if (p.stations[s - 1].done) {
     advance(serial, s - 1);
   }

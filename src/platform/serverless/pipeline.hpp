@@ -13,7 +13,8 @@
 /// I = sum E_k + sum N_k after its dispatch (eq. 4.4 with x = 1): the fixed-time model's numbers.
 /// Batches in flight finish even if the replica stops meanwhile (as without a network).
 ///
-/// Reports upward: `exit` when a batch leaves the last part, `admit` when part 0 is free.
+/// Reports upward: `exit` when a batch leaves the last part, `admit` when part 0 is free (or,
+/// not pipelined, when the batch left the last part).
 
 #include <cstdint>
 #include <functional>
@@ -44,9 +45,10 @@ class Pipelines {
   ~Pipelines();
 
   /// A pipeline for the replica headed by `head` of `fn`, cut after the layers `cut_after`, its
-  /// parts at `locs`; returns its serial (> 0).
+  /// parts at `locs`; returns its serial (> 0). Not `pipelined`: `admit` only when a batch
+  /// left the last part (one batch in the replica at a time).
   std::uint64_t make(InstanceId head, const Fn& fn, const std::vector<int>& cut_after,
-                     const std::vector<policy::Location>& locs);
+                     const std::vector<policy::Location>& locs, bool pipelined = true);
   /// Starts `batch` at part 0 (empty: the head was idle).
   void submit(std::uint64_t serial, PipelineBatch batch);
   /// The head is gone or completed: the pipeline drains, then goes.

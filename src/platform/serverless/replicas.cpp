@@ -58,7 +58,8 @@ bool ControlPlane::start_partitioned(Fn& fn, const policy::InstanceConfig& confi
       head = id;
       Inst& h = *find(id);
       h.replica->parts_waiting = parts;
-      h.pipeline_interval_s = plan->interval_s;
+      // Not pipelined: the next batch only once this one left the last part (I, eq. 4.4).
+      h.pipeline_interval_s = spec.pipelined ? plan->interval_s : plan->latency_s;
       h.pipeline_latency_s = plan->latency_s;
       h.batch_latency_s = plan->latency_s;
       h.replica->completion_s = plan->completion_s;
@@ -68,7 +69,7 @@ bool ControlPlane::start_partitioned(Fn& fn, const policy::InstanceConfig& confi
   }
   if (pipelines_) {
     Inst& h = *find(head);
-    h.pipeline = pipelines_->make(head, fn, spec.cut_after, locs);
+    h.pipeline = pipelines_->make(head, fn, spec.cut_after, locs, spec.pipelined);
   }
   ++counts_.applied["start_partitioned"];
   accounting_.partitioned_started(parts);

@@ -60,7 +60,10 @@ Decisions ReplicaAutoscaler::decide(const PlatformView& view) {
     if (!evaluate) continue;
     want = std::clamp(want, limits_.min_replicas, limits_.max_replicas);
     if (f.queue_length > 0) want = std::max(want, std::min(1, limits_.max_replicas));
-    // Stabilisation: scale down only to the largest count desired within the window.
+    // Stabilisation as Kubernetes HPA does it for an HPA without `behavior` (TorchServe's
+    // hpa.yaml has none): horizontal.go's stabilizeRecommendation applies the largest count
+    // recommended within the scale-down window, now included, in both directions; the
+    // scale-up policies below then cap the growth (normalizeDesiredReplicas).
     const ReplicaCounts c = counts(view, f.id);
     auto& h = history_[f.id];
     // The first window starts from the replicas found (HPA seeds its recommendations with the
@@ -168,13 +171,13 @@ void ReplicaAutoscaler::scale_up(const FunctionView& f, int n, int ready, int& g
     gpus_left = std::max(gpus_left - n * (p - 1), 0);
     scale_up_log_.back().added = n * p;
     StartInstance part{f.id, n, std::nullopt, std::nullopt};
-    part.partition = PartitionSpec{plan.cut_after, mp_.complete};
+    part.partition = PartitionSpec{plan.cut_after, mp_.complete, mp_.pipelined};
     part.tag = tag;
     d.start.push_back(part);
     return;
   }
   StartInstance part{f.id, n / p, std::nullopt, std::nullopt};
-  part.partition = PartitionSpec{plan.cut_after, mp_.complete};
+  part.partition = PartitionSpec{plan.cut_after, mp_.complete, mp_.pipelined};
   part.tag = tag;
   d.start.push_back(part);
   scale_up_log_.back().replicas = n / p + n % p;
@@ -191,9 +194,13 @@ void ReplicaAutoscaler::started(const StartInstance& s, int started) {
   scale_up_log_[s.tag - 1].unplaced += std::max(s.count - started, 0) * parts;
 }
 
-// Kubernetes HPA: desired = ceil(current * metric / target), unchanged within 10% of target;
-// pods without a metric (cold-starting) count as 0 on scale-up and as the target on
-// scale-down, so that unready replicas neither multiply the count nor are removed by it.
+// Kubernetes HPA on an External metric with a Value target, as TorchServe's Kubernetes
+// autoscaler deploys it (pytorch/serve kubernetes/autoscale.md, hpa.yaml: metric
+// ts_queue_latency_microseconds, `target: {type: Value}`): replica_calculator.go's
+// GetExternalMetricReplicas -> getUsageRatioReplicaCount, desired = ceil(ratio x ready pods),
+// unchanged within the 10% tolerance. Unready (cold-starting) pods are not in the product and
+// get no "missing metric" stand-in (that rule is for Pods / Resource metrics): a desired
+// count below the live one is a scale-down, which the stabilisation window holds.
 int QueueLatencyAutoscaler::desired(const FunctionView& f, const PlatformView& view) {
   const ReplicaCounts c = counts(view, f.id);
   // TorchServe's QueueTime is recorded per dequeued request: the cumulative counters sampled
@@ -210,14 +217,10 @@ int QueueLatencyAutoscaler::desired(const FunctionView& f, const PlatformView& v
     return c.live;  // requests wait, none was dequeued: no metric yet
   }
   const double ratio = latency / target_s_;
-  if (std::abs(ratio - 1.0) <= 0.1) return c.live;
-  const int unready = std::max(c.live - c.ready, 0);
-  if (ratio > 1.0) {
-    const double up = static_cast<double>(std::max(c.ready, 1)) * ratio;
-    return std::max(c.live, static_cast<int>(std::ceil(up - 1e-9)));
-  }
-  const double down = static_cast<double>(c.ready) * ratio + static_cast<double>(unready);
-  return static_cast<int>(std::ceil(down - 1e-9));
+  if (c.live > 0 && std::abs(ratio - 1.0) <= 0.1) return c.live;
+  // From zero replicas HPA scales to ceil(ratio) (its scale-from-zero branch).
+  const double base = c.live > 0 ? static_cast<double>(c.ready) : 1.0;
+  return static_cast<int>(std::ceil(base * ratio - 1e-9));
 }
 
 int ArrivalPercentileAutoscaler::desired(const FunctionView& f, const PlatformView& view) {

@@ -18,7 +18,11 @@ namespace {
 
 /// Parameters every Flashpoint autoscaler shares. `period` / `period_source`: the evaluation
 /// period of the deployed system the autoscaler stands for, and where that value comes from.
-void add_limits(config::Schema& s, const char* period, const std::string& period_source) {
+/// `hpa`: the autoscaler runs on Kubernetes HPA (TSK, OWK), so its scale-down stabilisation
+/// and scale-up policies default to HPA's: --horizontal-pod-autoscaler-downscale-stabilization
+/// 5 min, and behavior.scaleUp's default policies (100% or 4 pods per 15 s, the larger)
+/// (kubernetes.io, "Horizontal Pod Autoscaling", "Default Behavior").
+void add_limits(config::Schema& s, const char* period, const std::string& period_source, bool hpa) {
   s.add("evaluation_period", ParamType::kDuration)
       .def(period)
       .at_least(1e-3)
@@ -30,22 +34,28 @@ void add_limits(config::Schema& s, const char* period, const std::string& period
   s.add("min_replicas", ParamType::kInteger).def(0).at_least(0).doc("per function");
   s.add("max_replicas", ParamType::kInteger).def(1600).at_least(0).doc("per function");
   s.add("scale_down_window", ParamType::kDuration)
-      .def("60s")
+      .def(hpa ? "300s" : "60s")
       .at_least(0)
-      .doc(
-          "scale-down stabilisation: replicas are removed only down to the largest count "
-          "desired within this window (assumption: the thesis gives no value)");
+      .doc(std::string(
+               "stabilisation: the count applied is the largest desired within this window, "
+               "now included (Kubernetes HPA without `behavior`), so replicas are removed only "
+               "down to it. Default: ") +
+           (hpa ? "300s, Kubernetes HPA's default (--horizontal-pod-autoscaler-downscale-"
+                  "stabilization)"
+                : "60s (assumption: the thesis gives no value)"));
   s.add("decision_time", ParamType::kDuration)
       .def("0s")
       .at_least(0)
       .doc("compute time of each decision, charged with the platform's charge_decision_time");
   s.add("scale_up_period", ParamType::kDuration)
-      .def("0s")
+      .def(hpa ? "15s" : "0s")
       .at_least(0)
-      .doc(
-          "Kubernetes HPA scale-up policies: within any such period the replicas grow to at "
-          "most max(base x (1 + scale_up_percent/100), base + scale_up_pods), base being the "
-          "count at the period's start (Kubernetes default: 15s, 100%, 4); 0s: no limit");
+      .doc(std::string(
+               "Kubernetes HPA scale-up policies: within any such period the replicas grow to "
+               "at most max(base x (1 + scale_up_percent/100), base + scale_up_pods), base "
+               "being the count at the period's start; 0s: no limit. Default: ") +
+           (hpa ? "15s, HPA's default behavior.scaleUp (100% or 4 pods per 15 s)"
+                : "0s (the system is not on HPA; the thesis gives no limit)"));
   s.add("scale_up_percent", ParamType::kNumber)
       .def(100.0)
       .at_least(0)
@@ -70,6 +80,13 @@ void add_limits(config::Schema& s, const char* period, const std::string& period
   s.add("model_completion", ParamType::kBool)
       .def(true)
       .doc("partitioned replicas load the rest of the model and become full ones (§4.2.5)");
+  s.add("pipelining", ParamType::kBool)
+      .def(true)
+      .doc(
+          "partitioned replicas pipeline requests (§4.2.1, eq. 4.3: the head admits one every "
+          "max(E, N)); false: a replica holds one batch at a time, as a worker that is "
+          "available only when it processes no request (the §8.1.2 testbed's scheduler, if a "
+          "partitioned replica is one worker: the thesis does not say)");
   s.add("partition_cap", ParamType::kChoice)
       .def("replicas-added")
       .one_of({"replicas-added", "free-gpus"})
@@ -86,6 +103,7 @@ PartitioningOptions partitioning(const json& p) {
   o.max_partitions = p.at("max_partitions").get<int>();
   o.max_x = p.at("max_x").get<long>();
   o.complete = p.at("model_completion").get<bool>();
+  o.pipelined = p.at("pipelining").get<bool>();
   o.cap = p.at("partition_cap").get<std::string>() == "free-gpus" ? PartitionCap::kFreeGpus
                                                                   : PartitionCap::kReplicasAdded;
   return o;
@@ -108,8 +126,9 @@ PolicyKind tsk() {
   const char* doc =
       "TSK (TorchServe on Kubernetes, Flashpoint thesis §3.1): HPA on queue latency (the mean "
       "queue wait of the requests dequeued within `window`), desired = ceil(ready replicas * "
-      "latency / target), cold-starting ones counted as HPA counts pods without a metric, "
-      "unchanged within 10% of the target.";
+      "latency / target) as HPA computes an External metric with a Value target (TorchServe's "
+      "Kubernetes autoscaler), cold-starting replicas not multiplied, unchanged within 10% of "
+      "the target.";
   auto s = policy_schema(kAutoscaler, "tsk", doc);
   s->add("target_queue_latency_s", ParamType::kNumber)
       .def(7.0)
@@ -124,7 +143,8 @@ PolicyKind tsk() {
           "evaluation sees the requests dequeued since the previous one)");
   add_limits(*s, "15s",
              "15s, Kubernetes HPA's --horizontal-pod-autoscaler-sync-period default (TSK runs "
-             "on Kubernetes HPA)");
+             "on Kubernetes HPA)",
+             true);
   return {kAutoscaler, "tsk", doc, s, [](const json& p, PolicyContext) -> std::unique_ptr<Policy> {
             return std::make_unique<QueueLatencyAutoscaler>(
                 limits(p), p.at("target_queue_latency_s").get<double>(),
@@ -146,7 +166,8 @@ PolicyKind atl() {
   s->add("percentile", ParamType::kNumber).def(99.0).at_least(1.0).at_most(100.0).doc("of rates");
   add_limits(*s, "1s",
              "1s, every platform tick (the thesis gives no period for Atoll's autoscaler, "
-             "§3.1, §8.1.2; its rate is the p99 of per-second rates over `window`)");
+             "§3.1, §8.1.2; its rate is the p99 of per-second rates over `window`)",
+             false);
   return {kAutoscaler, "atl", doc, s, [](const json& p, PolicyContext) -> std::unique_ptr<Policy> {
             return std::make_unique<ArrivalPercentileAutoscaler>(
                 limits(p), p.at("target_utilisation").get<double>(),
@@ -173,7 +194,8 @@ PolicyKind owk() {
           "--metric-resolution default 15s)");
   add_limits(*s, "15s",
              "15s, Kubernetes HPA's --horizontal-pod-autoscaler-sync-period default (OWK scales "
-             "with the Kubernetes HPA, thesis §3.1)");
+             "with the Kubernetes HPA, thesis §3.1)",
+             true);
   return {kAutoscaler, "owk", doc, s, [](const json& p, PolicyContext) -> std::unique_ptr<Policy> {
             return std::make_unique<UtilisationAutoscaler>(
                 limits(p), p.at("target_utilisation").get<double>(),
@@ -199,7 +221,8 @@ PolicyKind sm() {
       .doc("which of the platform's rate_windows gives the invocation rate (1: 60 s by default)");
   add_limits(*s, "60s",
              "60s, SageMaker target tracking acts on CloudWatch's 1-minute InvocationsPerInstance "
-             "metric (its alarms' period; the consecutive-datapoint rule is not modelled)");
+             "metric (its alarms' period; the consecutive-datapoint rule is not modelled)",
+             false);
   return {kAutoscaler, "sm", doc, s, [](const json& p, PolicyContext) -> std::unique_ptr<Policy> {
             return std::make_unique<InvocationsAutoscaler>(
                 limits(p), p.at("target_invocations").get<double>(), p.at("window").get<int>(),

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -75,9 +76,10 @@ TEST(Tsk, HpaRuleOnTheQueueTimeOfDequeuedRequests) {
   EXPECT_EQ(a.desired(dequeued(f, 200, 2850, 0), view_with(f, 4, 0, 0, seconds(40))), 0);
 }
 
-// HPA counts pods without a metric (still cold-starting) as 0 on scale-up and at the target
-// on scale-down, so a cold start in progress is not multiplied again.
-TEST(Tsk, ColdStartingReplicasCountAsHpaCountsPodsWithoutMetrics) {
+// TorchServe's HPA reads queue latency as an External metric with a Value target
+// (pytorch/serve kubernetes/hpa.yaml), for which HPA's desired count is ceil(ratio x ready
+// pods): cold-starting replicas are neither multiplied nor given a stand-in metric.
+TEST(Tsk, ExternalMetricMultipliesTheReadyReplicasOnly) {
   const auto f = fn(0.066);
   const auto desired_at = [&](double mean_wait_s, int idle, int busy, int cold) {
     QueueLatencyAutoscaler a(no_window(), 7.0, seconds(15));
@@ -85,12 +87,39 @@ TEST(Tsk, ColdStartingReplicasCountAsHpaCountsPodsWithoutMetrics) {
     return a.desired(dequeued(f, 10, 10 * mean_wait_s, 10),
                      view_with(f, idle, busy, cold, seconds(5)));
   };
-  // 2 busy + 1 cold, 14 s: max(3, ceil(2 * 2)) = 4 (counting the cold one: ceil(3 * 2) = 6).
+  // 2 busy + 1 cold, 14 s (ratio 2): ceil(2 x 2) = 4 (counting the cold one: 6).
   EXPECT_EQ(desired_at(14.0, 0, 2, 1), 4);
-  // 2 busy + 6 cold, 14 s: ceil(2 * 2) = 4 < 8 live: the cold starts already cover it.
-  EXPECT_EQ(desired_at(14.0, 0, 2, 6), 8);
-  // Scale-down, 4 ready + 2 cold at 1.4 s (ratio 0.2): ceil(4 * 0.2 + 2) = ceil(2.8) = 3.
-  EXPECT_EQ(desired_at(1.4, 4, 0, 2), 3);
+  // 2 busy + 6 cold, 14 s: ceil(2 x 2) = 4, below the 8 live: a scale-down recommendation.
+  EXPECT_EQ(desired_at(14.0, 0, 2, 6), 4);
+  // 4 ready + 2 cold at 1.4 s (ratio 0.2): ceil(4 x 0.2) = 1 (a Pods metric's stand-in for the
+  // cold ones would give ceil(0.8 + 2) = 3).
+  EXPECT_EQ(desired_at(1.4, 4, 0, 2), 1);
+  // Nothing ready, 3 cold, 70 s (ratio 10): ceil(0 x 10) = 0.
+  EXPECT_EQ(desired_at(70.0, 0, 0, 3), 0);
+  // No replica at all: HPA's scale-from-zero branch, ceil(ratio) = ceil(2) = 2.
+  EXPECT_EQ(desired_at(14.0, 0, 0, 0), 2);
+}
+
+// With the External rule, a burst's cold starts are held only by the stabilisation window:
+// once the larger recommendations have left it, HPA removes cold-starting replicas.
+TEST(Tsk, StabilisationHoldsColdStartsOnlyWithinTheWindow) {
+  ScalingLimits l;
+  l.scale_down_window = seconds(30);
+  QueueLatencyAutoscaler a(l, 7.0, seconds(15));
+  const auto f = fn(0.066);
+  // t = 0: 2 busy + 6 cold (ids 3..8), requests queued, none dequeued: no metric, 8 kept.
+  auto d = a.decide(view_with(dequeued(f, 0, 0, 10), 0, 2, 6, seconds(0)));
+  EXPECT_TRUE(d.start.empty() && d.stop.empty());
+  // t = 5: 10 dequeued at 14 s: ceil(2 x 2) = 4 < 8, held by the window's 8 (t = 0).
+  d = a.decide(view_with(dequeued(f, 10, 140, 10), 0, 2, 6, seconds(5)));
+  EXPECT_TRUE(d.start.empty() && d.stop.empty());
+  // t = 40: the window (25, 40] of the metric holds 10 more at 14 s: 4 again; the stabilisation
+  // window [10, 40] holds only this 4: 4 are stopped, no idle one, so the newest cold ones.
+  d = a.decide(view_with(dequeued(f, 20, 280, 10), 0, 2, 6, seconds(40)));
+  EXPECT_TRUE(d.start.empty());
+  ASSERT_EQ(d.stop.size(), 4u);
+  EXPECT_EQ(d.stop[0].id, 8u);
+  EXPECT_EQ(d.stop[3].id, 5u);
 }
 
 TEST(Tsk, DecideStartsTheMissingAndStopsIdleFirst) {
@@ -101,13 +130,14 @@ TEST(Tsk, DecideStartsTheMissingAndStopsIdleFirst) {
   auto d = a.decide(view_with(dequeued(f, 10, 140, 10), 0, 3, 0, seconds(1)));
   ASSERT_EQ(d.start.size(), 1u);
   EXPECT_EQ(d.start[0].count, 3);
-  // t = 17: nothing dequeued in the window (2, 17] and the queue is empty: latency 0. The
-  // cold-starting replica (id 4) counts at the target: ceil(3 x 0 + 1) = 1, so the 3 idle ones
-  // (ids 1..3) are stopped, newest first.
+  // t = 17: nothing dequeued in the window (2, 17] and the queue is empty: latency 0, so
+  // ceil(3 x 0) = 0 (no window to hold them): the 3 idle ones (ids 1..3) are stopped, newest
+  // first, then the cold-starting one (id 4).
   d = a.decide(view_with(dequeued(f, 10, 140, 0), 3, 0, 1, seconds(17)));
-  ASSERT_EQ(d.stop.size(), 3u);
+  ASSERT_EQ(d.stop.size(), 4u);
   EXPECT_EQ(d.stop[0].id, 3u);  // idle, newest first
   EXPECT_EQ(d.stop[2].id, 1u);
+  EXPECT_EQ(d.stop[3].id, 4u);  // then cold-starting
 }
 
 TEST(Scaling, StabilisationWindowDelaysScaleDown) {
@@ -150,6 +180,32 @@ TEST(Scaling, HpaScaleUpPoliciesCapGrowthPerPeriod) {
   InvocationsAutoscaler unlimited(no_window(), 60.0, 1);
   d = unlimited.decide(view_with(f, 0, 3, 4, seconds(15)));
   EXPECT_EQ(d.start.at(0).count, 63);
+}
+
+// An HPA without `behavior` (TorchServe's hpa.yaml) applies the largest count recommended
+// within the stabilisation window, now included (horizontal.go, stabilizeRecommendation), then
+// caps the growth: a peak the cap cut keeps being asked for while it is in the window.
+TEST(Scaling, StabilisationAppliesTheWindowPeakThenTheScaleUpCap) {
+  ScalingLimits l;
+  l.scale_down_window = seconds(60);
+  l.scale_up_period = seconds(15);
+  InvocationsAutoscaler a(l, 60.0, 1);  // 1 request per second per replica
+  auto f = fn(0.066);
+  f.arrival_rate = {0.0, 30.0};
+  // t = 0: 3 live, 30 wanted, capped at max(2 x 3, 3 + 4) = 7: start 4.
+  auto d = a.decide(view_with(f, 0, 3, 0, seconds(0)));
+  EXPECT_EQ(d.start.at(0).count, 4);
+  // t = 15: 10 wanted, 7 live, but the window still holds 30: min(30, max(14, 11)) = 14,
+  // start 7 (10 would start 3).
+  f.arrival_rate = {0.0, 10.0};
+  d = a.decide(view_with(f, 0, 3, 4, seconds(15)));
+  ASSERT_EQ(d.start.size(), 1u);
+  EXPECT_EQ(d.start[0].count, 7);
+  // t = 61: 5 wanted, 14 live; the window [1, 61] holds 10 (t = 15) and 5: 10, stop 4.
+  f.arrival_rate = {0.0, 5.0};
+  d = a.decide(view_with(f, 7, 7, 0, seconds(61)));
+  EXPECT_TRUE(d.start.empty());
+  EXPECT_EQ(d.stop.size(), 4u);
 }
 
 // The deployed systems evaluate periodically (HPA every 15 s): with a 15 s period, ticks every
@@ -536,6 +592,24 @@ TEST(Schema, EvaluationPeriodDefaultsAndValidation) {
   config::Diagnostics diag("test");
   const auto tsk = r.find(kAutoscaler, "tsk")->schema->resolve(nlohmann::json::object(), "", diag);
   EXPECT_EQ(config::get_duration(tsk, "window"), seconds(15));  // TSK's QueueTime window
+}
+
+// TSK and OWK run on Kubernetes HPA: scale-down stabilisation 300 s and the default scale-up
+// policies (15 s periods, 100% or 4 pods); ATL and SM* are not on HPA: 60 s, no scale-up limit.
+TEST(Schema, HpaBehaviourDefaultsForTheHpaAutoscalers) {
+  PolicyRegistry r;
+  register_policies(r);
+  const std::vector<std::tuple<std::string, double, double>> expected{
+      {"tsk", 300.0, 15.0}, {"owk", 300.0, 15.0}, {"atl", 60.0, 0.0}, {"sm", 60.0, 0.0}};
+  for (const auto& [type, down_s, up_s] : expected) {
+    config::Diagnostics ok("test");
+    const auto p = r.find(kAutoscaler, type)->schema->resolve(nlohmann::json::object(), "", ok);
+    ASSERT_TRUE(ok.ok()) << type;
+    EXPECT_EQ(config::get_duration(p, "scale_down_window"), seconds(down_s)) << type;
+    EXPECT_EQ(config::get_duration(p, "scale_up_period"), seconds(up_s)) << type;
+    EXPECT_EQ(p.at("scale_up_percent").get<double>(), 100.0) << type;
+    EXPECT_EQ(p.at("scale_up_pods").get<int>(), 4) << type;
+  }
 }
 
 // partition_cap: replicas-added by default (§4.2.6, so existing scenarios are unchanged);

@@ -25,7 +25,8 @@ struct ScalingLimits {
   int min_replicas = 0;
   int max_replicas = 1600;
   /// Scale-down stabilisation: the replica count applied is the largest desired count of this
-  /// window (Kubernetes HPA / SageMaker scale-in cooldown; the thesis gives no value).
+  /// window, now included (Kubernetes HPA without `behavior`: stabilizeRecommendation; the
+  /// SageMaker scale-in cooldown). Defaults per autoscaler in register.cpp.
   Time scale_down_window = seconds(60);
   /// How often the autoscaler decides. The metrics are sampled at every platform tick, but
   /// starts and stops are emitted only at t0, t0 + period, ... (the deployed systems evaluate
@@ -70,6 +71,7 @@ struct PartitioningOptions {
   int max_partitions = 0;  ///< 0: the number of layers (§4.2.2)
   long max_x = 3000;       ///< X of §4.2.2
   bool complete = true;    ///< model completion (§4.2.5)
+  bool pipelined = true;   ///< §4.2.1 pipelining; false: one batch in a replica at a time
   PartitionCap cap = PartitionCap::kReplicasAdded;
   /// kFreeGpus counts a partitioned replica once (see there).
   [[nodiscard]] bool replica_per_partitioned() const {
@@ -158,10 +160,11 @@ class ReplicaAutoscaler : public Autoscaler {
 
 /// TSK: Kubernetes HPA on TorchServe's queue latency (thesis §3.1, default target 7 s). The
 /// metric is TorchServe's QueueTime, recorded per dequeued request: the mean queue wait of the
-/// requests dequeued within `window` (FunctionView::dequeued / dequeued_wait_s). HPA's rule for
-/// pods without a metric: cold-starting replicas count as 0 on scale-up, so desired =
-/// max(live, ceil(ready x latency / target)); on scale-down they count as at the target,
-/// desired = ceil((ready x latency + cold) / target). Within 10% of the target: unchanged (HPA
+/// requests dequeued within `window` (FunctionView::dequeued / dequeued_wait_s). TorchServe's
+/// Kubernetes deployment (the thesis's reference [1]) gives HPA this metric as an External
+/// metric with a Value target, for which HPA computes desired = ceil(ready x latency /
+/// target): cold-starting replicas are not multiplied, and a result below the live count is a
+/// scale-down that the stabilisation window holds. Within 10% of the target: unchanged (HPA
 /// default tolerance). No request dequeued in the window: 0 latency if the queue is empty,
 /// else no metric (the count is kept).
 class QueueLatencyAutoscaler final : public ReplicaAutoscaler {
