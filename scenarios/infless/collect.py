@@ -10,7 +10,10 @@ unified resource (beta * thread-seconds + 100 * SM-share-seconds, beta = 64/142,
 resource on servers holding an INFless instance, Fig. 17b; servers of 32 threads and 2 GPUs)
 cost per request (INFless Table 4 prices: $0.034 per CPU-hour, $2.5 per GPU-hour,
 charged per thread and per SM share), and Table 4's CPUs and GPUs per 100 RPS (mean CPU threads
-and mean SM shares held -- 1.0 = a whole GPU -- per 100 req/s of throughput).
+and mean SM shares held -- 1.0 = a whole GPU -- per 100 req/s of throughput), and Fig. 18a's
+theoretical throughput upper bound per unified resource (the instances' max_batch / t_exec,
+summed and time-weighted by the platform: operator_instances.capacity_request_seconds).
+data/reproduction/infless.json states the same quantities as expressions for dcsim reproduce.
 """
 import json
 import pathlib
@@ -47,6 +50,8 @@ def row(run):
         "instances": o.get("instances", 0),
         "unified_resource_mean": unified_per_s,
         "rps_per_unified_resource": s["throughput_rps"] / unified_per_s if unified_per_s else None,
+        "bound_per_unified_resource": o.get("capacity_request_seconds", 0.0) / duration
+        / unified_per_s if unified_per_s else None,
         "fragment_ratio": frag,
         "free_cpu_fraction": fc,
         "free_gpu_fraction": fg,

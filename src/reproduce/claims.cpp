@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <set>
 
@@ -87,15 +89,19 @@ std::shared_ptr<const config::Schema> metric_schema() {
   auto s = std::make_shared<config::Schema>(
       "reproduction/claim/metric", "The expression over run summaries that dcsim measures.");
   s->add("kind", ParamType::kChoice)
-      .one_of({"value", "ratio", "difference_pp", "reduction", "ordering", "mean_ratio"})
+      .one_of({"value", "ratio", "difference_pp", "reduction", "ordering", "mean_ratio",
+               "mean_reduction"})
       .def("value")
       .doc(
           "value: of[0]; ratio: of[0]/of[1]; difference_pp: 100*(of[0]-of[1]); reduction: "
           "100*(1-of[0]/of[1]); ordering: every term, in order; mean_ratio: the mean of "
-          "of[0]/of[1], of[2]/of[3], ... (a paper's \"on average\" over settings)");
+          "of[0]/of[1], of[2]/of[3], ... (a paper's \"on average\" over settings); "
+          "mean_reduction: the mean of the reductions of of[0] vs of[1], of[2] vs of[3], ...");
   s->list_of("of", ParamType::kString)
       .def(json::array())
-      .doc("terms \"RUN:METRIC\", METRIC a dotted path into the run's summary.json");
+      .doc(
+          "terms \"RUN:METRIC\", METRIC a dotted path into the run's summary.json or an "
+          "expression over it (\"RUN:throughput_rps / $resource\"; see quantities)");
   return s;
 }
 
@@ -116,6 +122,19 @@ std::shared_ptr<const config::Schema> rule_schema() {
       .def("descending")
       .doc("for ordering: descending means of[0] > of[1] > ...");
   s->add("sign", ParamType::kChoice).one_of({"positive", "negative"}).def("positive");
+  return s;
+}
+
+std::shared_ptr<const config::Schema> quantity_schema() {
+  auto s = std::make_shared<config::Schema>(
+      "reproduction/quantity",
+      "A named expression over one run's summary, used in terms as $ID (expression.hpp).");
+  s->add("id", ParamType::kString).doc("its name: letters, digits and '_'");
+  s->add("expr", ParamType::kString)
+      .doc(
+          "+ - * / ( ), numbers, dotted summary paths, [any path], $earlier_quantity, "
+          "mean(PATH: expr) and sum(PATH: expr) over the members of an object");
+  s->add("doc", ParamType::kString).doc("what it is, and the source of every constant in it");
   return s;
 }
 
@@ -168,6 +187,7 @@ MetricKind metric_kind(const std::string& s) {
   if (s == "reduction") return MetricKind::kReduction;
   if (s == "ordering") return MetricKind::kOrdering;
   if (s == "mean_ratio") return MetricKind::kMeanRatio;
+  if (s == "mean_reduction") return MetricKind::kMeanReduction;
   return MetricKind::kValue;
 }
 
@@ -191,6 +211,7 @@ std::size_t arity(MetricKind k) {
       return 2;
     case MetricKind::kOrdering:
     case MetricKind::kMeanRatio:
+    case MetricKind::kMeanReduction:
       return 0;  // two or more
   }
   return 1;
@@ -217,7 +238,14 @@ Claim read_claim(const json& c, const std::string& at, const ClaimFile& file,
       diag.error(where, fmt::format("expected \"RUN:METRIC\", found \"{}\"", terms[i]));
       continue;
     }
-    Term t{terms[i].substr(0, colon), terms[i].substr(colon + 1)};
+    Term t{terms[i].substr(0, colon), terms[i].substr(colon + 1), {}};
+    try {
+      t.value = Expression::parse(t.metric, file.quantities);
+    } catch (const ExpressionError& e) {
+      diag.error(where, fmt::format("expected an expression after \"{}:\", found \"{}\": {} (at "
+                                    "character {} of the expression)",
+                                    t.run, t.metric, e.what(), e.offset() + 1));
+    }
     if (file.find_run(t.run) == nullptr) {
       std::vector<std::string> ids;
       for (const auto& r : file.runs)
@@ -235,10 +263,11 @@ Claim read_claim(const json& c, const std::string& at, const ClaimFile& file,
   } else if (need != 0 && terms.size() != need) {
     diag.error(at + "/metric/of", fmt::format("expected {} term(s) for kind \"{}\", found {}", need,
                                               to_string(claim.kind), terms.size()));
-  } else if (claim.kind == MetricKind::kMeanRatio && (terms.size() < 2 || terms.size() % 2 != 0)) {
+  } else if ((claim.kind == MetricKind::kMeanRatio || claim.kind == MetricKind::kMeanReduction) &&
+             (terms.size() < 2 || terms.size() % 2 != 0)) {
     diag.error(at + "/metric/of",
-               fmt::format("expected an even number (>= 2) of terms for a mean_ratio, found {}",
-                           terms.size()));
+               fmt::format("expected an even number (>= 2) of terms for a {}, found {}",
+                           to_string(claim.kind), terms.size()));
   } else if (need == 0 && terms.size() < 2) {
     diag.error(at + "/metric/of",
                fmt::format("expected at least 2 terms for an ordering, found {}", terms.size()));
@@ -309,6 +338,9 @@ std::shared_ptr<const config::Schema> claim_file_schema() {
         .doc("the family the claims belong to");
     s->add("paper", ParamType::kString).doc("the paper, as cited on its reproduction page");
     s->add("page", ParamType::kString).def("").doc("its page under docs/reproduction/");
+    s->list_of("quantities", quantity_schema())
+        .def(json::array())
+        .doc("named expressions over a run summary that terms use as $ID");
     s->list_of("runs", run_schema()).doc("the runs the claims need");
     s->list_of("claims", claim_schema()).doc("the claims, in the paper's order");
     return std::shared_ptr<const config::Schema>(std::move(s));
@@ -332,6 +364,32 @@ ClaimFile load_claim_file(const fs::path& file) {
   out.paper = resolved.at("paper").get<std::string>();
   out.page = resolved.at("page").get<std::string>();
   const fs::path base = file.parent_path();
+  const auto& quantities = resolved.at("quantities");
+  for (std::size_t i = 0; i < quantities.size(); ++i) {
+    const std::string at = fmt::format("/quantities/{}", i);
+    const auto id = quantities[i].at("id").get<std::string>();
+    const bool name_ok = !id.empty() && std::all_of(id.begin(), id.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+    });
+    if (!name_ok) {
+      diag.error(at + "/id",
+                 fmt::format("expected a name of letters, digits and '_', found \"{}\"", id));
+      continue;
+    }
+    if (out.quantities.contains(id)) {
+      diag.error(at + "/id",
+                 fmt::format("expected a unique quantity id, found \"{}\" a second time", id));
+      continue;
+    }
+    const auto text = quantities[i].at("expr").get<std::string>();
+    try {
+      out.quantities.emplace(id, Expression::parse(text, out.quantities));
+    } catch (const ExpressionError& e) {
+      diag.error(at + "/expr",
+                 fmt::format("expected an expression, found \"{}\": {} (at character {})", text,
+                             e.what(), e.offset() + 1));
+    }
+  }
   std::set<std::string> ids;
   const auto& runs = resolved.at("runs");
   for (std::size_t i = 0; i < runs.size(); ++i) {
@@ -381,6 +439,8 @@ std::string to_string(MetricKind kind) {
       return "ordering";
     case MetricKind::kMeanRatio:
       return "mean_ratio";
+    case MetricKind::kMeanReduction:
+      return "mean_reduction";
   }
   return "value";
 }

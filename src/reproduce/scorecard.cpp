@@ -27,16 +27,15 @@ std::optional<double> term_value(const Term& t, const std::map<std::string, RunO
     reason = fmt::format("run {}: {}", t.run, it == runs.end() ? "not run" : it->second.error);
     return std::nullopt;
   }
-  const auto v = scenario::find_metric(it->second.summary, t.metric);
-  if (!v) {
-    reason = fmt::format("run {}: no metric {} in its summary", t.run, t.metric);
-    return std::nullopt;
+  std::string why;
+  std::optional<double> v;
+  try {
+    v = (t.value.empty() ? Expression::parse(t.metric) : t.value).evaluate(it->second.summary, why);
+  } catch (const ExpressionError& e) {
+    why = fmt::format("metric \"{}\": {}", t.metric, e.what());
   }
-  if (!v->is_number()) {
-    reason = fmt::format("run {}: metric {} is {}, not a number", t.run, t.metric, v->dump());
-    return std::nullopt;
-  }
-  return v->get<double>();
+  if (!v) reason = fmt::format("run {}: {}", t.run, why);
+  return v;
 }
 
 /// The metric expression (MetricKind) on the terms' values.
@@ -58,14 +57,15 @@ std::optional<double> combine(MetricKind kind, const std::vector<double>& v, std
         return std::nullopt;
       }
       return 100.0 * (1.0 - v[0] / v[1]);
-    case MetricKind::kMeanRatio: {
+    case MetricKind::kMeanRatio:
+    case MetricKind::kMeanReduction: {
       double sum = 0.0;
       for (std::size_t i = 0; i + 1 < v.size(); i += 2) {
         if (v[i + 1] == 0.0) {
           reason = fmt::format("the denominator of ratio {} is 0", i / 2 + 1);
           return std::nullopt;
         }
-        sum += v[i] / v[i + 1];
+        sum += kind == MetricKind::kMeanRatio ? v[i] / v[i + 1] : 100.0 * (1.0 - v[i] / v[i + 1]);
       }
       return sum / static_cast<double>(v.size() / 2);
     }
@@ -270,15 +270,15 @@ Scorecard scorecard_from_json(const json& doc) {
           claim.paper_value = c.at("paper").at("value").get<double>();
         }
         const auto kind = c.at("metric").at("kind").get<std::string>();
-        for (const auto k :
-             {MetricKind::kValue, MetricKind::kRatio, MetricKind::kDifferencePp,
-              MetricKind::kReduction, MetricKind::kOrdering, MetricKind::kMeanRatio}) {
+        for (const auto k : {MetricKind::kValue, MetricKind::kRatio, MetricKind::kDifferencePp,
+                             MetricKind::kReduction, MetricKind::kOrdering, MetricKind::kMeanRatio,
+                             MetricKind::kMeanReduction}) {
           if (to_string(k) == kind) claim.kind = k;
         }
         for (const auto& t : c.at("metric").at("of")) {
           const auto s = t.get<std::string>();
           const auto colon = s.find(':');
-          claim.terms.push_back({s.substr(0, colon), s.substr(colon + 1)});
+          claim.terms.push_back({s.substr(0, colon), s.substr(colon + 1), {}});
         }
         const auto& rule = c.at("rule");
         const auto rk = rule.at("kind").get<std::string>();

@@ -177,6 +177,12 @@ TEST(InstanceKinds, OperatorProfileInstancesDifferInThreadsAndGpuShare) {
   for (const double e : exec_by_batch[2])
     EXPECT_NEAR(e, 0.069, 2e-9);
   EXPECT_NEAR(exec_by_batch[1][0], 0.060, 2e-9);
+  // Both live from 0 s to 30 s: 2 + 2 threads and 0.2 + 0.1 SM shares for 30 s, and the
+  // throughput bound (INFless Fig. 18a) 2 / 0.069 + 1 / 0.060 = 28.9855 + 16.6667 req/s.
+  const auto held = h.platform->summary_extra(h.sim.now())["operator_instances"];
+  EXPECT_DOUBLE_EQ(held["cpu_thread_seconds"].get<double>(), 120.0);
+  EXPECT_NEAR(held["gpu_share_seconds"].get<double>(), 9.0, 1e-9);
+  EXPECT_NEAR(held["capacity_request_seconds"].get<double>(), 30.0 * (2 / 0.069 + 1 / 0.060), 1e-6);
   policy::Decisions more;
   more.start.push_back({0, 1, policy::InstanceConfig{1, 0.0, 0.7, 0.0, 2}, std::nullopt});
   h.platform->apply(more);

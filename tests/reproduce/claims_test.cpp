@@ -165,5 +165,50 @@ TEST(Claims, RejectsAMeanRatioOfAnOddNumberOfTerms) {
   EXPECT_NE(message.find("even number"), std::string::npos) << message;
 }
 
+TEST(Claims, ReadsQuantitiesAndExpressionTerms) {
+  // resource = 2 * x + y; term a: z / $resource on {x: 3, y: 4, z: 20} is 20 / 10 = 2.
+  const TempDir dir("claims-quantities");
+  const auto path = dir.write("claims.json", R"({"family": "queueing", "paper": "test",
+      "quantities": [{"id": "resource", "expr": "2 * x + y", "doc": "weights: test"},
+                     {"id": "per_resource", "expr": "z / $resource", "doc": "test"}],
+      )" + kRuns + R"(, "claims": [{
+      "id": "x", "statement": "s", "paper": {"where": "w", "text": "t", "value": 2},
+      "metric": {"of": ["a:$per_resource"]}, "rule": {"kind": "abs"}}]})");
+  const auto f = load_claim_file(path);
+  ASSERT_EQ(f.quantities.size(), 2U);
+  ASSERT_EQ(f.claims[0].terms.size(), 1U);
+  const auto& t = f.claims[0].terms[0];
+  EXPECT_EQ(t.metric, "$per_resource");
+  std::string reason;
+  const auto v = t.value.evaluate({{"x", 3.0}, {"y", 4.0}, {"z", 20.0}}, reason);
+  ASSERT_TRUE(v.has_value()) << reason;
+  EXPECT_DOUBLE_EQ(*v, 2.0);
+}
+
+TEST(Claims, RejectsBadExpressionsNamingThePath) {
+  const TempDir dir("claims-expression");
+  // A term that does not parse: the path of the term and the character.
+  const auto term = load_error(dir, file_with_claim(R"({
+      "id": "x", "statement": "s", "paper": {"where": "w", "text": "t", "value": 1},
+      "metric": {"of": ["a:x / (y + 1"]}, "rule": {"kind": "abs"}})"));
+  EXPECT_NE(term.find("/claims/0/metric/of/0"), std::string::npos) << term;
+  EXPECT_NE(term.find("expected ')'"), std::string::npos) << term;
+  // A quantity naming one defined after it, and a quantity name with a dot.
+  const auto quantity = load_error(dir, R"({"family": "queueing", "paper": "test",
+      "quantities": [{"id": "q1", "expr": "$q2 + 1", "doc": "d"},
+                     {"id": "q2", "expr": "1", "doc": "d"},
+                     {"id": "a.b", "expr": "1", "doc": "d"}],
+      "runs": [], "claims": []})");
+  EXPECT_NE(quantity.find("/quantities/0/expr"), std::string::npos) << quantity;
+  EXPECT_NE(quantity.find("\"q2\""), std::string::npos) << quantity;
+  EXPECT_NE(quantity.find("/quantities/2/id"), std::string::npos) << quantity;
+  // A term naming an unknown quantity.
+  const auto unknown = load_error(dir, file_with_claim(R"({
+      "id": "x", "statement": "s", "paper": {"where": "w", "text": "t", "value": 1},
+      "metric": {"of": ["a:$nothing"]}, "rule": {"kind": "abs"}})"));
+  EXPECT_NE(unknown.find("/claims/0/metric/of/0"), std::string::npos) << unknown;
+  EXPECT_NE(unknown.find("\"nothing\""), std::string::npos) << unknown;
+}
+
 }  // namespace
 }  // namespace sim::reproduce

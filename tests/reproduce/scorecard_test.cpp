@@ -110,6 +110,38 @@ TEST(Evaluate, MeanRatio) {
   EXPECT_EQ(r.verdict, Verdict::kHolds);
 }
 
+TEST(Evaluate, MeanReduction) {
+  // a vs b: 100 (1 - 1/4) = 75; c vs b: 100 (1 - 2/4) = 50; mean 62.5, within 5 of 60 holds.
+  const auto r = evaluate_claim(make_claim(MetricKind::kMeanReduction,
+                                           {{"a", "latency_s.mean"},
+                                            {"b", "latency_s.mean"},
+                                            {"c", "latency_s.mean"},
+                                            {"b", "latency_s.mean"}},
+                                           rule(RuleKind::kAbs, 5.0), 60.0),
+                                kRuns);
+  ASSERT_EQ(r.values.size(), 1U);
+  EXPECT_DOUBLE_EQ(r.values[0], 62.5);
+  EXPECT_EQ(r.verdict, Verdict::kHolds);
+}
+
+TEST(Evaluate, AnExpressionTerm) {
+  // a's latency_s.mean * 10 = 10 over b's latency_s.mean / slo.compliance = 4 / 0.8 = 5: 2.
+  const auto r = evaluate_claim(
+      make_claim(MetricKind::kRatio,
+                 {{"a", "latency_s.mean * 10"}, {"b", "latency_s.mean / slo.compliance"}},
+                 rule(RuleKind::kAbs, 1e-9), 2.0),
+      kRuns);
+  ASSERT_EQ(r.values.size(), 1U);
+  EXPECT_DOUBLE_EQ(r.values[0], 2.0);
+  EXPECT_EQ(r.verdict, Verdict::kHolds);
+  // c's compliance is null: not comparable, and the reason names the run and the metric.
+  const auto none = evaluate_claim(
+      make_claim(MetricKind::kValue, {{"c", "1 - slo.compliance"}}, rule(RuleKind::kAbs), 0.0),
+      kRuns);
+  EXPECT_EQ(none.verdict, Verdict::kNotComparable);
+  EXPECT_EQ(none.reason, "run c: metric slo.compliance is null, not a number");
+}
+
 TEST(Evaluate, Ordering) {
   // means: b 4 > c 2 > a 1 is strictly descending; a, c, b is not.
   const Rule descending = rule(RuleKind::kOrdering);

@@ -13,9 +13,11 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/config/schema.hpp"
+#include "sim/reproduce/expression.hpp"
 #include "sim/reproduce/rate_search.hpp"
 
 namespace sim::reproduce {
@@ -44,17 +46,24 @@ struct RunSpec {
 
 /// A term of a metric expression: a value of a run's summary.
 struct Term {
+  Term() = default;
+  /// `value` empty: `metric` is parsed when the term is evaluated (no quantities).
+  Term(std::string run_id, std::string metric_text, Expression parsed = {})
+      : run(std::move(run_id)), metric(std::move(metric_text)), value(std::move(parsed)) {}
+
   std::string run;     ///< RunSpec::id
-  std::string metric;  ///< dotted path or JSON pointer into summary.json
+  std::string metric;  ///< as written: a dotted path, or an expression over the summary
+  Expression value;    ///< `metric` parsed (expression.hpp)
 };
 
 enum class MetricKind {
-  kValue,         ///< terms[0]
-  kRatio,         ///< terms[0] / terms[1]
-  kDifferencePp,  ///< 100 * (terms[0] - terms[1]): percentage points of two fractions
-  kReduction,     ///< 100 * (1 - terms[0] / terms[1]): percent reduction of terms[0] vs terms[1]
-  kOrdering,      ///< the values of every term, in order
-  kMeanRatio,     ///< mean of terms[2k] / terms[2k+1] ("on average" over several settings)
+  kValue,          ///< terms[0]
+  kRatio,          ///< terms[0] / terms[1]
+  kDifferencePp,   ///< 100 * (terms[0] - terms[1]): percentage points of two fractions
+  kReduction,      ///< 100 * (1 - terms[0] / terms[1]): percent reduction of terms[0] vs terms[1]
+  kOrdering,       ///< the values of every term, in order
+  kMeanRatio,      ///< mean of terms[2k] / terms[2k+1] ("on average" over several settings)
+  kMeanReduction,  ///< mean of 100 * (1 - terms[2k] / terms[2k+1]) ("x% lower on average")
 };
 
 enum class RuleKind {
@@ -94,6 +103,9 @@ struct ClaimFile {
   std::string family;  ///< protean, flashpoint, harmonybatch, infless, queueing
   std::string paper;   ///< full citation-like name
   std::string page;    ///< the reproduction page, relative to docs/reproduction/
+  /// Named expressions over a run summary ("$NAME" in terms), each with where its weights
+  /// come from; a quantity may use the ones defined before it.
+  Expression::Quantities quantities;
   std::vector<RunSpec> runs;
   std::vector<Claim> claims;
 

@@ -5,11 +5,17 @@
 
 namespace sim::platform::serverless {
 
+double OperatorStats::capacity_rps(const Inst& inst) {
+  return inst.batch_latency_s > 0.0 ? inst.config.max_batch / inst.batch_latency_s : 0.0;
+}
+
 void OperatorStats::instance_ended(const Inst& inst, Time now) {
   if (inst.config.cpu_threads <= 0) return;
   ++instances_ended_;
-  thread_seconds_ += inst.config.cpu_threads * (now - inst.life.created()).to_seconds();
-  share_seconds_ += inst.config.gpu_share * (now - inst.life.created()).to_seconds();
+  const double lived_s = (now - inst.life.created()).to_seconds();
+  thread_seconds_ += inst.config.cpu_threads * lived_s;
+  share_seconds_ += inst.config.gpu_share * lived_s;
+  capacity_request_seconds_ += capacity_rps(inst) * lived_s;
 }
 
 void OperatorStats::tick(const policy::PlatformView& v) {
@@ -47,11 +53,14 @@ void OperatorStats::write_summary(nlohmann::json& out, Time end, const Instances
   std::uint64_t n = instances_ended_;
   double threads = thread_seconds_;
   double shares = share_seconds_;
+  double capacity = capacity_request_seconds_;
   for (const auto& [id, i] : instances) {
     if (i->config.cpu_threads <= 0) continue;
     ++n;
-    threads += i->config.cpu_threads * (end - i->life.created()).to_seconds();
-    shares += i->config.gpu_share * (end - i->life.created()).to_seconds();
+    const double lived_s = (end - i->life.created()).to_seconds();
+    threads += i->config.cpu_threads * lived_s;
+    shares += i->config.gpu_share * lived_s;
+    capacity += capacity_rps(*i) * lived_s;
   }
   if (n == 0) return;
   const auto per_sample = [&](double sum) {
@@ -60,6 +69,7 @@ void OperatorStats::write_summary(nlohmann::json& out, Time end, const Instances
   out["operator_instances"] = {{"instances", n},
                                {"cpu_thread_seconds", threads},
                                {"gpu_share_seconds", shares},
+                               {"capacity_request_seconds", capacity},
                                {"free_cpu_fraction_mean", per_sample(free_cpu_sum_)},
                                {"free_gpu_fraction_mean", per_sample(free_gpu_sum_)}};
 }

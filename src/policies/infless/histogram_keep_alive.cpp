@@ -21,12 +21,20 @@ bool serving(InstanceState s) {
 Windows HistogramKeepAlive::derive(const Track& t) const {
   const Windows conservative{Time::zero(), config_.fallback_keep_alive};
   if (!config_.lsth) {
-    // HHP (Shahrad et al. §4.2): a representative histogram gives head - 10% and tail + 10%;
-    // otherwise (too few idle times, flat histogram, mostly out of range, where the paper
-    // would use ARIMA) the standard keep-alive of the histogram range.
+    // HHP (Shahrad et al. §4.2, in the order of its decision flow): most idle times out of
+    // the histogram's range -> forecast the next idle time IT with ARIMA and pre-warm at
+    // IT (1 - m), keeping the instance for 2 m IT (m = 15%); otherwise a representative
+    // histogram gives head - 10% and tail + 10%; otherwise (too few idle times, a flat
+    // histogram) the standard keep-alive of the histogram range.
     const IdleHistogram& h = t.long_term;
-    if (h.count() < config_.min_samples || 2 * h.out_of_bounds() > h.count() ||
-        h.bin_count_cv() < config_.cv_threshold) {
+    if (h.count() > 0 && 2 * h.out_of_bounds() > h.count()) {
+      if (!config_.arima || t.idle_series.empty()) return conservative;
+      const double next = arima_forecast(t.idle_series, config_.arima_order);
+      if (!(next > 0.0)) return conservative;
+      const double m = config_.arima_margin;
+      return {seconds(next * (1.0 - m)), std::max(config_.bin, seconds(2.0 * m * next))};
+    }
+    if (h.count() < config_.min_samples || h.bin_count_cv() < config_.cv_threshold) {
       return conservative;
     }
     const Time head = scaled(*h.percentile(config_.head_percentile, false), 1.0 - config_.margin);
@@ -82,6 +90,12 @@ void HistogramKeepAlive::observe(const PlatformView& view) {
         const Time idle = std::max(Time::zero(), view.now - *t.last_active - view.control_interval);
         t.long_term.add(view.now, idle);
         t.short_term.add(view.now, idle);
+        if (!config_.lsth && config_.arima) {
+          t.idle_series.push_back(idle.to_seconds());
+          if (t.idle_series.size() > config_.arima_history) {
+            t.idle_series.erase(t.idle_series.begin());
+          }
+        }
         // A gap at least as long as the pre-warming window (any gap when there is none) ends
         // the activity: judged by the windows before this sample.
         if (idle > Time::zero() && idle >= t.windows.prewarm) t.capacity.clear();

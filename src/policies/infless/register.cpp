@@ -355,7 +355,8 @@ PolicyKind lsth_keep_alive() {
 PolicyKind hhp_keep_alive() {
   const char* doc =
       "Hybrid histogram policy (Shahrad et al., ATC'20): one idle-time histogram; pre-warm = "
-      "head - 10%, keep-alive to tail + 10%; the range as keep-alive when not representative.";
+      "head - 10%, keep-alive to tail + 10%; mostly out-of-range idle times: ARIMA forecast; "
+      "the range as keep-alive when not representative.";
   auto s = policy_schema(kKeepAlive, "hhp", doc);
   add_histogram(*s);
   add_prewarm(*s, false);
@@ -365,11 +366,39 @@ PolicyKind hhp_keep_alive() {
       .def(2.0)
       .at_least(0)
       .doc("bin-count CV below which the histogram is not representative");
+  s->add("arima", ParamType::kBool)
+      .def(true)
+      .doc(
+          "most idle times of the window out of range: forecast the next with ARIMA (Shahrad et "
+          "al. §4.2); false: the standard keep-alive (fallback_keep_alive)");
+  s->add("arima_p", ParamType::kInteger)
+      .def(1)
+      .at_least(0)
+      .at_most(8)
+      .doc(
+          "autoregressive order (the paper does not give one; AR(1) is the smallest with a "
+          "level and persistence)");
+  s->add("arima_d", ParamType::kInteger).def(0).at_least(0).at_most(2).doc("differences");
+  s->add("arima_margin", ParamType::kNumber)
+      .def(0.15)
+      .at_least(0)
+      .at_most(1)
+      .doc(
+          "pre-warm at the forecast - margin, keep alive for twice the margin (Shahrad et al.: "
+          "15%)");
+  s->add("arima_history", ParamType::kInteger)
+      .def(32)
+      .at_least(1)
+      .doc("the last idle times the forecast is fitted to");
   return {kKeepAlive, "hhp", doc, s, [](const json& p, PolicyContext) -> std::unique_ptr<Policy> {
             HistogramKeepAliveConfig c = histogram_of(p, false);
             c.hhp_window = config::get_duration(p, "window");
             c.margin = p.at("margin").get<double>();
             c.cv_threshold = p.at("cv_threshold").get<double>();
+            c.arima = p.at("arima").get<bool>();
+            c.arima_order = {p.at("arima_p").get<int>(), p.at("arima_d").get<int>()};
+            c.arima_margin = p.at("arima_margin").get<double>();
+            c.arima_history = p.at("arima_history").get<std::size_t>();
             return std::make_unique<HistogramKeepAlive>(c);
           }};
 }

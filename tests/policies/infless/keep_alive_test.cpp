@@ -105,6 +105,26 @@ TEST(Hhp, TooFewIdleTimesFallBackToTheRange) {
   EXPECT_EQ(k.windows(0).keep_alive, hours(4));
 }
 
+// Invocations at minutes 0, 300, 660 and 1080: idle times (one 1-minute tick less) 299, 359
+// and 419 min = 17,940, 21,540 and 25,140 s, all beyond the 4 h range, and each older one has
+// left the 4 h window: the window holds one idle time, out of bounds. Shahrad et al. §4.2:
+// ARIMA. AR(1) on the three: phi = 3,600 / 3,600 = 1, c = 21,540 - 17,940 = 3,600 (exact);
+// next = 3,600 + 25,140 = 28,740 s; pre-warm 0.85 x 28,740 = 24,429 s, keep-alive
+// 2 x 0.15 x 28,740 = 8,622 s. Without the ARIMA branch: the standard 4 h keep-alive.
+TEST(Hhp, MostlyOutOfRangeIdleTimesForecastWithArima) {
+  HistogramKeepAliveConfig c;
+  c.lsth = false;
+  HistogramKeepAlive k(c);
+  feed(k, {0, 300, 660, 1080}, 1080);
+  EXPECT_NEAR(k.windows(0).prewarm.to_seconds(), 24429.0, 1e-6);
+  EXPECT_NEAR(k.windows(0).keep_alive.to_seconds(), 8622.0, 1e-6);
+  c.arima = false;
+  HistogramKeepAlive standard(c);
+  feed(standard, {0, 300, 660, 1080}, 1080);
+  EXPECT_EQ(standard.windows(0).prewarm, Time::zero());
+  EXPECT_EQ(standard.windows(0).keep_alive, hours(4));
+}
+
 // With a pre-warming window (120 s after the last invocation at minute 300): a used instance is
 // unloaded at once; at minute 301 nothing is loaded yet, at minute 302 one instance is, and a
 // pre-warmed instance that has not run is kept until 300 min + 120 s + 270 s.

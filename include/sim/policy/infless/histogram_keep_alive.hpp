@@ -20,6 +20,7 @@
 #include <map>
 #include <vector>
 
+#include "sim/policy/infless/arima.hpp"
 #include "sim/policy/infless/idle_histogram.hpp"
 #include "sim/policy/keep_alive.hpp"
 
@@ -41,6 +42,12 @@ struct HistogramKeepAliveConfig {
   Time fallback_keep_alive = seconds(4 * 3600.0);  ///< without a usable histogram
   /// true: pre-warm the instances live at the last activity's peak (LSTH); false: one (HHP).
   bool prewarm_capacity = true;
+  /// HHP, when most idle times of the window are out of the histogram's range (Shahrad et al.
+  /// §4.2): forecast the next idle time with ARIMA (true), or keep the standard keep-alive.
+  bool arima = true;
+  ArimaOrder arima_order{};
+  double arima_margin = 0.15;      ///< pre-warm at forecast x (1 - m), keep alive 2 m x forecast
+  std::size_t arima_history = 32;  ///< the last idle times the forecast is fitted to
 };
 
 struct Windows {
@@ -68,6 +75,9 @@ class HistogramKeepAlive final : public KeepAlive {
     IdleHistogram long_term;
     IdleHistogram short_term;
     Windows windows;
+    /// HHP: the function's last idle times in seconds, oldest first (not expired with the
+    /// window: the ARIMA branch needs the history of a function idle for longer than it).
+    std::vector<double> idle_series{};
     /// Configurations of the function's live instances at the active tick with the most of
     /// them in the current (after it ends: the last) activity.
     std::vector<InstanceConfig> capacity{};
