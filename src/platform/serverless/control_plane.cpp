@@ -173,14 +173,15 @@ void ControlPlane::tick() {
   }
   policy::PlatformView v = view();
   accounting_.tick(v);
+  // The tick policies return Decisions, applied whole: procurement first (its VMs take the
+  // provisioning delay), then MIG geometry, then the autoscaler on the same view.
   if (policies_.procurement) {
-    auto d = policies_.procurement->decide(v);
-    fleet_->apply(d);
+    const auto d = policies_.procurement->decide(v);
+    if (!d.empty()) apply(d);
   }
   if (policies_.partitioner) {
-    policy::Decisions d;
-    d.reconfigure = policies_.partitioner->decide(v);
-    if (!d.reconfigure.empty()) apply(d);
+    const auto d = policies_.partitioner->decide(v);
+    if (!d.empty()) apply(d);
   }
   auto d = policies_.autoscaler->decide(v);
   accounting_.desired(d, instances_);

@@ -20,7 +20,7 @@
 #include <map>
 #include <vector>
 
-#include "sim/policy/infless/idle_histogram.hpp"
+#include "idle_histogram.hpp"
 #include "sim/policy/keep_alive.hpp"
 
 namespace sim::policy::infless {
