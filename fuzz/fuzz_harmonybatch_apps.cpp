@@ -13,11 +13,11 @@
 #include <string>
 #include <string_view>
 
+#include "harmonybatch/baselines.hpp"
+#include "harmonybatch/plan_io.hpp"
 #include "sim/config/diagnostics.hpp"
 #include "sim/config/json_text.hpp"
 #include "sim/gpu_models/model_catalog.hpp"
-#include "sim/policy/harmonybatch/baselines.hpp"
-#include "sim/policy/harmonybatch/plan_io.hpp"
 
 namespace {
 

@@ -20,6 +20,15 @@ using namespace sim::policy;
 
 namespace {
 
+// A VM request's market as Python names it: "" (the host template's), "owned", "on-demand" or
+// "spot", the strings the views show.
+std::optional<Market> market_arg(const std::string& s) {
+  if (s.empty()) return std::nullopt;
+  for (const Market m : {Market::kOwned, Market::kOnDemand, Market::kSpot})
+    if (s == to_string(m)) return m;
+  throw py::value_error("unknown market \"" + s + "\" (owned, on-demand or spot)");
+}
+
 /// A span of views as a list of references to them (no copies).
 template <class T>
 py::list list_of(std::span<const T> items) {
@@ -107,7 +116,7 @@ void bind_platform_view(py::module_& m) {
       .def_readonly("enabled", &SliceView::enabled);
   py::class_<GpuView>(m, "GpuView")
       .def_readonly("type", &GpuView::type)
-      .def_readonly("sharing", &GpuView::sharing)
+      .def_property_readonly("sharing", [](const GpuView& g) { return to_string(g.sharing); })
       .def_readonly("mig", &GpuView::mig)
       .def_readonly("memory_gb", &GpuView::memory_gb)
       .def_readonly("memory_free_gb", &GpuView::memory_free_gb)
@@ -118,7 +127,7 @@ void bind_platform_view(py::module_& m) {
       .def_readonly("index", &HostView::index)
       .def_readonly("name", &HostView::name)
       .def_readonly("host_template", &HostView::host_template)
-      .def_readonly("market", &HostView::market)
+      .def_property_readonly("market", [](const HostView& h) { return to_string(h.market); })
       .def_readonly("available", &HostView::available)
       .def_readonly("revocation_at", &HostView::revocation_at)
       .def_readonly("cores", &HostView::cores)
@@ -131,7 +140,7 @@ void bind_platform_view(py::module_& m) {
       .def_readonly("instance", &ColdStartView::instance)
       .def_readonly("function", &ColdStartView::function)
       .def_readonly("host", &ColdStartView::host)
-      .def_readonly("stage", &ColdStartView::stage)
+      .def_property_readonly("stage", [](const ColdStartView& c) { return to_string(c.stage); })
       .def_readonly("started", &ColdStartView::started);
   py::class_<PlatformView>(m, "PlatformView")
       .def_readonly("now", &PlatformView::now)
@@ -153,8 +162,8 @@ void bind_request_path(py::module_& m) {
   py::class_<QueuedRequest>(m, "QueuedRequest")
       .def_readonly("id", &QueuedRequest::id)
       .def_readonly("arrival", &QueuedRequest::arrival)
-      .def_property_readonly(
-          "strict", [](const QueuedRequest& q) { return q.cls == traces::RequestClass::kStrict; })
+      .def_property_readonly("strict",
+                             [](const QueuedRequest& q) { return q.cls == RequestClass::kStrict; })
       .def_readonly("application", &QueuedRequest::application)
       .def_readonly("slo", &QueuedRequest::slo)
       .def_readonly("batch_timeout", &QueuedRequest::batch_timeout);
@@ -210,12 +219,14 @@ void bind_decisions(py::module_& m) {
       .def_readwrite("gpu", &Reconfigure::gpu)
       .def_readwrite("profiles", &Reconfigure::profiles);
   py::class_<RequestVm>(m, "RequestVm")
-      .def(py::init([](int host_template, std::string market) {
-             return RequestVm{host_template, std::move(market)};
+      .def(py::init([](int host_template, const std::string& market) {
+             return RequestVm{host_template, market_arg(market)};
            }),
            py::arg("host_template"), py::arg("market") = "")
       .def_readwrite("host_template", &RequestVm::host_template)
-      .def_readwrite("market", &RequestVm::market);
+      .def_property(
+          "market", [](const RequestVm& r) { return r.market ? to_string(*r.market) : ""; },
+          [](RequestVm& r, const std::string& market) { r.market = market_arg(market); });
   py::class_<ReleaseVm>(m, "ReleaseVm")
       .def(py::init([](int host) { return ReleaseVm{host}; }), py::arg("host"))
       .def_readwrite("host", &ReleaseVm::host);

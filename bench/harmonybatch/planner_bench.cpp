@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "harmonybatch/baselines.hpp"
 #include "sim/gpu_models/model_catalog.hpp"
-#include "sim/policy/harmonybatch/baselines.hpp"
 
 namespace {
 

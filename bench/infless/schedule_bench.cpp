@@ -4,9 +4,9 @@
 
 #include <benchmark/benchmark.h>
 
+#include "infless/resource_efficiency.hpp"
+#include "infless/schedule.hpp"
 #include "sim/gpu_models/model_catalog.hpp"
-#include "sim/policy/infless/resource_efficiency.hpp"
-#include "sim/policy/infless/schedule.hpp"
 
 namespace {
 

@@ -9,7 +9,7 @@ trap 'rm -rf "$tmp"' EXIT
 cat > "$tmp/main.cpp" <<'EOF'
 #include <cstdio>
 #include <iostream>
-#include "sim/policy/flashpoint/partitioning.hpp"
+#include "flashpoint/partitioning.hpp"
 using namespace sim::policy::flashpoint;
 int main() {
   std::vector<LayerCost> l;
@@ -29,7 +29,7 @@ int main() {
   }
 }
 EOF
-g++ -O2 -std=c++20 -Iinclude "$tmp/main.cpp" src/policies/flashpoint/partitioning.cpp -o "$tmp/plans"
+g++ -O2 -std=c++20 -Iinclude -Isrc/policies "$tmp/main.cpp" src/policies/flashpoint/partitioning.cpp -o "$tmp/plans"
 for m in codebert albert-xxlarge-v2 bart-large dialogpt-large gpt2-xl t5-3b; do
   echo "$m"
   echo "| x | Flashpoint cuts | benefit | Gillis cuts | benefit | SerFer cuts | benefit |"

@@ -16,9 +16,9 @@
 
 #include "commands.hpp"
 #include "environment.hpp"
+#include "flashpoint/autoscalers.hpp"
 #include "options.hpp"
 #include "sim/config/json_text.hpp"
-#include "sim/policy/flashpoint/autoscalers.hpp"
 #include "sim/scenario/run.hpp"
 #include "sim/scenario/scenario_loader.hpp"
 #include "threshold_search.hpp"

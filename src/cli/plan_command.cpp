@@ -8,11 +8,11 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include "harmonybatch/baselines.hpp"
+#include "harmonybatch/plan_io.hpp"
 #include "options.hpp"
 #include "sim/config/json_text.hpp"
 #include "sim/metrics/atomic_file.hpp"
-#include "sim/policy/harmonybatch/baselines.hpp"
-#include "sim/policy/harmonybatch/plan_io.hpp"
 
 namespace sim::cli {
 

@@ -15,8 +15,7 @@ metrics::RequestRecord FifoGpuPlatform::make_record(const Waiting& w,
   r.id = w.id;
   r.function = w.arrival.function;
   r.application = w.arrival.application;
-  r.cls = w.arrival.cls == traces::RequestClass::kStrict ? metrics::RequestClass::kStrict
-                                                         : metrics::RequestClass::kBestEffort;
+  r.cls = w.arrival.cls;
   r.arrival = w.arrival.time;
   r.slo = w.arrival.slo;
   r.outcome = outcome;

@@ -24,7 +24,7 @@ GpuFragmentation gpu_fragmentation(const policy::PlatformView& view) {
   for (const auto& h : view.hosts) {
     if (!h.available) continue;
     for (const auto& g : h.gpus) {
-      const bool exclusive = g.sharing == "exclusive";
+      const bool exclusive = g.sharing == policy::GpuSharing::kExclusive;
       if (!g.mig) {
         place(g.memory_free_gb, exclusive, g.instances);
         continue;

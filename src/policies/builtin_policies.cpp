@@ -1,18 +1,18 @@
 // register_builtin_policies: one line per built-in policy (STYLE.md "Explicit registration").
 // Each policy declares its parameters once, in its schema.
 
-#include "sim/policy/flashpoint/register.hpp"
-#include "sim/policy/harmonybatch/register.hpp"
-#include "sim/policy/infless/register.hpp"
+#include "flashpoint/register.hpp"
+#include "harmonybatch/register.hpp"
+#include "infless/register.hpp"
+#include "protean/register.hpp"
+#include "reference/autoscalers.hpp"
+#include "reference/cluster_policies.hpp"
+#include "reference/first_fit.hpp"
+#include "reference/keep_alive.hpp"
+#include "reference/planners.hpp"
+#include "reference/request_path.hpp"
+#include "reference/sourcing.hpp"
 #include "sim/policy/policy_registry.hpp"
-#include "sim/policy/protean/register.hpp"
-#include "sim/policy/reference/autoscalers.hpp"
-#include "sim/policy/reference/cluster_policies.hpp"
-#include "sim/policy/reference/first_fit.hpp"
-#include "sim/policy/reference/keep_alive.hpp"
-#include "sim/policy/reference/planners.hpp"
-#include "sim/policy/reference/request_path.hpp"
-#include "sim/policy/reference/sourcing.hpp"
 
 namespace sim::policy {
 
@@ -111,7 +111,9 @@ PolicyKind replace_revoked() {
   return {kProcurement, "replace-revoked", doc, s,
           [](const json& p, PolicyContext) -> std::unique_ptr<Policy> {
             const auto m = p.at("market").get<std::string>();
-            return std::make_unique<reference::ReplaceRevoked>(m == "same" ? "" : m);
+            std::optional<Market> market;
+            if (m != "same") market = m == "spot" ? Market::kSpot : Market::kOnDemand;
+            return std::make_unique<reference::ReplaceRevoked>(market);
           }};
 }
 

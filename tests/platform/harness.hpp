@@ -4,13 +4,13 @@
 #include <fstream>
 #include <sstream>
 
+#include "reference/autoscalers.hpp"
+#include "reference/cluster_policies.hpp"
+#include "reference/first_fit.hpp"
+#include "reference/keep_alive.hpp"
+#include "reference/request_path.hpp"
+#include "reference/sourcing.hpp"
 #include "sim/platform/serverless_platform.hpp"
-#include "sim/policy/reference/autoscalers.hpp"
-#include "sim/policy/reference/cluster_policies.hpp"
-#include "sim/policy/reference/first_fit.hpp"
-#include "sim/policy/reference/keep_alive.hpp"
-#include "sim/policy/reference/request_path.hpp"
-#include "sim/policy/reference/sourcing.hpp"
 
 namespace sim::platform::testing {
 

@@ -8,10 +8,10 @@
 #include <sstream>
 
 #include "harness.hpp"
+#include "reference/planners.hpp"
 #include "sim/metrics/time_series_recorder.hpp"
 #include "sim/network/topology_config.hpp"
 #include "sim/platform/fragmentation.hpp"
-#include "sim/policy/reference/planners.hpp"
 
 namespace sim::platform {
 namespace {
@@ -263,16 +263,16 @@ TEST(Fragmentation, StrandedFreeGpuMemoryOnAHandBuiltState) {
   v.functions = {f, g, cpu};
   policy::HostView h0;
   policy::GpuView g0;
-  g0.sharing = "exclusive";
+  g0.sharing = policy::GpuSharing::kExclusive;
   g0.memory_gb = 40;
   g0.memory_free_gb = 30;
   g0.instances = 1;
   policy::GpuView g1 = g0;
-  g1.sharing = "mps";
+  g1.sharing = policy::GpuSharing::kMps;
   g1.memory_free_gb = 4;
   g1.instances = 2;
   policy::GpuView g2;
-  g2.sharing = "exclusive";
+  g2.sharing = policy::GpuSharing::kExclusive;
   g2.mig = true;
   g2.slices = {
       {"4g.20gb", 20, 20, 0, true}, {"1g.5gb", 5, 3, 0, true}, {"2g.10gb", 10, 10, 0, false}};

@@ -276,7 +276,7 @@ TEST(ServerlessPlatform, SpotRevocationDrainsAndLosesNothing) {
   f.model_bytes = 1e8;  // 0.8 s download, 0.4 s copy: ready at 0 + 0.8 + 12 + 0.4 = 13.2 s
   c.functions.push_back(f);
   auto p = testing::reference_policies();
-  p.procurement = std::make_unique<ref::ReplaceRevoked>("");
+  p.procurement = std::make_unique<ref::ReplaceRevoked>(std::nullopt);
   Harness h(std::move(c), std::move(p));
   for (int i = 0; i <= 40; ++i)
     h.arrive(seconds(5.0 * i), 0);

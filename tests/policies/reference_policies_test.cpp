@@ -4,19 +4,19 @@
 
 #include <map>
 
-#include "sim/policy/reference/autoscalers.hpp"
-#include "sim/policy/reference/cluster_policies.hpp"
-#include "sim/policy/reference/first_fit.hpp"
-#include "sim/policy/reference/keep_alive.hpp"
-#include "sim/policy/reference/planners.hpp"
-#include "sim/policy/reference/request_path.hpp"
-#include "sim/policy/reference/sourcing.hpp"
+#include "reference/autoscalers.hpp"
+#include "reference/cluster_policies.hpp"
+#include "reference/first_fit.hpp"
+#include "reference/keep_alive.hpp"
+#include "reference/planners.hpp"
+#include "reference/request_path.hpp"
+#include "reference/sourcing.hpp"
 
 namespace sim::policy::reference {
 namespace {
 
 QueuedRequest req(std::uint64_t id, Time arrival, Time timeout,
-                  traces::RequestClass cls = traces::RequestClass::kStrict) {
+                  RequestClass cls = RequestClass::kStrict) {
   QueuedRequest q;
   q.id = id;
   q.arrival = arrival;
@@ -46,7 +46,7 @@ TEST(FifoBatcher, WaitsForTheOldestDeadlineThenTakesAll) {
 }
 
 TEST(FifoBatcher, StrictFirstReordersStably) {
-  using RC = traces::RequestClass;
+  using RC = RequestClass;
   std::vector<QueuedRequest> q{
       req(1, ms(0), ms(0), RC::kBestEffort), req(2, ms(1), ms(0), RC::kStrict),
       req(3, ms(2), ms(0), RC::kBestEffort), req(4, ms(3), ms(0), RC::kStrict)};
@@ -195,12 +195,12 @@ TEST(FirstFit, SkipsFullAndUnavailablePlaces) {
   down.index = 0;
   down.available = false;
   down.memory_free_bytes = 1e12;
-  down.gpus.push_back({"A100-40GB", "exclusive", false, 40, 40, 0, false, {}});
+  down.gpus.push_back({"A100-40GB", GpuSharing::kExclusive, false, 40, 40, 0, false, {}});
   HostView h;
   h.index = 1;
   h.memory_free_bytes = 1e12;
-  h.gpus.push_back({"A100-40GB", "exclusive", false, 40, 40, 1, false, {}});  // taken
-  GpuView mig{"A100-40GB", "exclusive", true, 40, 0, 1, false, {}};
+  h.gpus.push_back({"A100-40GB", GpuSharing::kExclusive, false, 40, 40, 1, false, {}});  // taken
+  GpuView mig{"A100-40GB", GpuSharing::kExclusive, true, 40, 0, 1, false, {}};
   mig.slices.push_back({"4g.20gb", 20, 20, 1, true});  // taken (exclusive)
   mig.slices.push_back({"2g.10gb", 10, 5, 0, true});   // too little memory
   mig.slices.push_back({"1g.5gb", 20, 20, 0, false});  // reconfiguring
@@ -246,11 +246,11 @@ TEST(ReplaceRevoked, RequestsOneReplacementPerNotice) {
   h.host_template = 1;
   h.revocation_at = seconds(100);
   v.hosts.push_back(h);
-  ReplaceRevoked p("on-demand");
+  ReplaceRevoked p(Market::kOnDemand);
   auto d = p.decide(v);
   ASSERT_EQ(d.request_vms.size(), 1u);
   EXPECT_EQ(d.request_vms[0].host_template, 1);
-  EXPECT_EQ(d.request_vms[0].market, "on-demand");
+  EXPECT_EQ(d.request_vms[0].market, Market::kOnDemand);
   EXPECT_TRUE(p.decide(v).request_vms.empty());  // already replaced
 }
 

@@ -10,12 +10,13 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/engine/request_class.hpp"
 #include "sim/engine/time.hpp"
 
 namespace sim::metrics {
 
 /// Service class of a request (Protean's strict and best-effort classes).
-enum class RequestClass : std::uint8_t { kStrict = 0, kBestEffort = 1 };
+using sim::RequestClass;
 
 /// How a request ended.
 enum class Outcome : std::uint8_t {

@@ -11,16 +11,16 @@
 #include <span>
 #include <vector>
 
+#include "sim/engine/request_class.hpp"
 #include "sim/engine/time.hpp"
 #include "sim/policy/policy.hpp"
-#include "sim/traces/arrival_source.hpp"
 
 namespace sim::policy {
 
 struct QueuedRequest {
   std::uint64_t id = 0;
   Time arrival;
-  traces::RequestClass cls = traces::RequestClass::kStrict;
+  RequestClass cls = RequestClass::kStrict;
   std::uint32_t application = 0;
   Time slo;            ///< zero: none
   Time batch_timeout;  ///< the function's timeout for this request's application

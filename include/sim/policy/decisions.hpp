@@ -59,11 +59,11 @@ struct Reconfigure {
 };
 
 /// Provision a VM from the cluster's host template `host_template` (index into
-/// cluster.hosts) in `market` ("on-demand" or "spot"; empty = the template's market). It
-/// becomes a host after the cluster's provisioning delay.
+/// cluster.hosts) in `market` (none: the template's market). It becomes a host after the
+/// cluster's provisioning delay.
 struct RequestVm {
   int host_template = 0;
-  std::string market;
+  std::optional<Market> market;
 };
 
 /// Release a host (a VM): it stops taking work, its instances drain, and it stops costing.

@@ -1,8 +1,6 @@
 #pragma once
 /// GPU partitioning: MIG geometry changes, decided at control ticks.
 
-#include <vector>
-
 #include "sim/policy/decisions.hpp"
 #include "sim/policy/policy.hpp"
 
@@ -10,7 +8,9 @@ namespace sim::policy {
 
 class GpuPartitioner : public Policy {
  public:
-  virtual std::vector<Reconfigure> decide(const PlatformView& view) = 0;
+  /// Like every tick policy's, the whole result is applied (usually only `reconfigure` is
+  /// set); its compute_time is not charged.
+  virtual Decisions decide(const PlatformView& view) = 0;
 };
 
 }  // namespace sim::policy

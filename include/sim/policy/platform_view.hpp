@@ -30,6 +30,21 @@ enum class InstanceState : std::uint8_t { kColdStarting, kIdle, kBusy, kDraining
 
 const char* to_string(InstanceState s);
 
+/// How a GPU (or each of its MIG slices) is shared by the instances placed on it.
+/// kExclusive: one instance per GPU or slice; kMps: several, SM-capped (MPS); kTimeSlice:
+/// several time-sliced functions (cGPU windows).
+enum class GpuSharing : std::uint8_t { kExclusive, kMps, kTimeSlice };
+const char* to_string(GpuSharing s);  ///< "exclusive", "mps", "time-slice"
+
+/// How a host is paid for.
+enum class Market : std::uint8_t { kOwned, kOnDemand, kSpot };
+const char* to_string(Market m);  ///< "owned", "on-demand", "spot"
+
+/// The stage a cold start is in. kNone: between stages (a part of a partitioned replica whose
+/// own stages are done, waiting for the rest of its replica).
+enum class ColdStartStage : std::uint8_t { kNone, kDownload, kRuntime, kLoad, kCopy };
+const char* to_string(ColdStartStage s);  ///< "none", "download", "runtime", "load", "copy"
+
 /// What an instance runs with. Instances of one function may differ (INFless non-uniform
 /// scaling): each carries its own batch size and resource share.
 struct InstanceConfig {
@@ -136,7 +151,7 @@ struct SliceView {
 
 struct GpuView {
   std::string type;
-  std::string sharing;  ///< "exclusive" (one instance per GPU or slice) or "mps"
+  GpuSharing sharing = GpuSharing::kExclusive;
   bool mig = false;
   double memory_gb = 0.0;
   double memory_free_gb = 0.0;  ///< whole GPU only (no MIG)
@@ -149,7 +164,7 @@ struct HostView {
   int index = 0;
   std::string name;
   int host_template = 0;  ///< index of its template in the cluster's host list
-  std::string market;     ///< "owned", "on-demand" or "spot"
+  Market market = Market::kOwned;
   bool available = true;  ///< false once under revocation notice, revoked or released
   std::optional<Time> revocation_at;
   double cores = 0.0;
@@ -164,7 +179,7 @@ struct ColdStartView {
   InstanceId instance = 0;
   std::uint32_t function = 0;
   int host = 0;
-  std::string stage;  ///< "download", "runtime", "load" or "copy"
+  ColdStartStage stage = ColdStartStage::kNone;
   Time started;
 };
 

@@ -8,7 +8,8 @@ namespace sim::policy {
 
 class Procurement : public Policy {
  public:
-  /// Only request_vms and release_vms of the result are applied.
+  /// Like every tick policy's, the whole result is applied (usually only request_vms and
+  /// release_vms are set); its compute_time is not charged.
   virtual Decisions decide(const PlatformView& view) = 0;
 };
 

@@ -14,11 +14,12 @@
 
 #include "sim/config/schema.hpp"
 #include "sim/engine/random.hpp"
+#include "sim/engine/request_class.hpp"
 #include "sim/engine/time.hpp"
 
 namespace sim::traces {
 
-enum class RequestClass : std::uint8_t { kStrict = 0, kBestEffort = 1 };
+using sim::RequestClass;
 
 /// One request arrival. Names are interned in a WorkloadLabels table shared by all sources of a
 /// run, so an arrival is a few integers.

@@ -56,7 +56,7 @@ void ColdStarts::begin(Inst& inst) {
   log_.push_back(cs);
   Fn& fn = *inst.fn;
   auto& host = *hosts_[static_cast<std::size_t>(inst.loc.host)];
-  inst.boot->stage = "download";
+  inst.boot->stage = policy::ColdStartStage::kDownload;
   inst.boot->stage_since = sim_.now();
   policy::SourcingRequest req;
   req.model = fn.spec.model;
@@ -199,7 +199,7 @@ void ColdStarts::download_done(InstanceId id) {
   // A model already loaded in a running process needs no runtime start either. Without a
   // runtime stage no event is scheduled, so runs without one keep their event order.
   if (config_.runtime_start > Time::zero() && !inst->boot->skip_load) {
-    inst->boot->stage = "runtime";
+    inst->boot->stage = policy::ColdStartStage::kRuntime;
     inst->boot->stage_since = now;
     inst->timer = sim_.schedule_in(config_.runtime_start, [this, id] { runtime_done(id); });
     return;
@@ -221,7 +221,7 @@ void ColdStarts::start_load(Inst& inst) {
                     : inst.boot->load_s >= 0 ? ceil_seconds(inst.boot->load_s)
                     : fn.model->cold_start   ? ceil_seconds(fn.model->cold_start->load_s.value)
                                              : transfer_time(fn.bytes, config_.load_bps);
-  inst.boot->stage = "load";
+  inst.boot->stage = policy::ColdStartStage::kLoad;
   inst.boot->stage_since = sim_.now();
   inst.timer = sim_.schedule_in(load, [this, id] { load_done(id); });
 }
@@ -231,7 +231,7 @@ void ColdStarts::load_done(InstanceId id) {
   if (inst == nullptr) return;
   const Time now = sim_.now();
   log_[inst->boot->log].load = now - inst->boot->stage_since;
-  inst->boot->stage = "copy";
+  inst->boot->stage = policy::ColdStartStage::kCopy;
   inst->boot->stage_since = now;
   // CPU functions have no device copy.
   const Time copy =
@@ -246,7 +246,7 @@ void ColdStarts::copy_done(InstanceId id) {
   auto& cs = log_[inst->boot->log];
   cs.copy = now - inst->boot->stage_since;
   cs.completed = true;
-  inst->boot->stage.clear();
+  inst->boot->stage = policy::ColdStartStage::kNone;
   ready_(*inst);
 }
 

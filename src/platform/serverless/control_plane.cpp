@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "billing.hpp"
 #include "cold_start_stats.hpp"
 #include "function_table.hpp"
+#include "operator_stats.hpp"
 #include "records.hpp"
 #include "sim/network/topology_config.hpp"
 #include "view_builder.hpp"
@@ -20,7 +22,10 @@ ControlPlane::ControlPlane(ServerlessConfig config, const gpu::ModelCatalog& cat
       context_(std::move(context)),
       policies_(std::move(policies)),
       sim_(*context_.sim),
-      accounting_(config_.billing) {
+      accounting_(stats_.add<Accounting>()),
+      desired_(stats_.add<DesiredInstances>()) {
+  if (config_.billing) stats_.add<Billing>(*config_.billing);
+  stats_.add<OperatorStats>();  // writes its block only when operator-profile instances ran
   if (!policies_.batcher || !policies_.dispatcher || !policies_.autoscaler ||
       !policies_.placement || !policies_.keep_alive || !policies_.sourcing) {
     throw std::invalid_argument(
@@ -172,18 +177,19 @@ void ControlPlane::tick() {
     }
   }
   policy::PlatformView v = view();
-  accounting_.tick(v);
+  stats_.tick(v);
+  // The tick policies return Decisions, applied whole: procurement first (its VMs take the
+  // provisioning delay), then MIG geometry, then the autoscaler on the same view.
   if (policies_.procurement) {
-    auto d = policies_.procurement->decide(v);
-    fleet_->apply(d);
+    const auto d = policies_.procurement->decide(v);
+    if (!d.empty()) apply(d);
   }
   if (policies_.partitioner) {
-    policy::Decisions d;
-    d.reconfigure = policies_.partitioner->decide(v);
-    if (!d.reconfigure.empty()) apply(d);
+    const auto d = policies_.partitioner->decide(v);
+    if (!d.empty()) apply(d);
   }
   auto d = policies_.autoscaler->decide(v);
-  accounting_.desired(d, instances_);
+  stats_.autoscaler_decided(d, instances_);
   policy::Autoscaler* origin = policies_.autoscaler.get();
   if (config_.charge_decision_time && d.compute_time > Time::zero()) {
     sim_.schedule_in(d.compute_time, [this, d, origin] { apply(d, origin); });
@@ -226,7 +232,7 @@ void ControlPlane::add_timeseries_columns(metrics::TimeSeriesRecorder& recorder)
   });
   recorder.add_column("running_requests",
                       [this] { return static_cast<double>(running_requests_); });
-  recorder.add_column("instances_desired", [this] { return accounting_.desired(); });
+  recorder.add_column("instances_desired", [this] { return desired_.value(); });
 }
 
 json ControlPlane::summary_extra(Time end) const {
@@ -250,7 +256,8 @@ json ControlPlane::summary_extra(Time end) const {
     warm_sum += w;
   out["cold_starts"]["warm_execution_s"] =
       warm.empty() ? json(nullptr) : json(warm_sum / static_cast<double>(warm.size()));
-  accounting_.write_summary(out, end, fleet_->hosts(), instances_, fns_, view());
+  const policy::PlatformView end_view = view();
+  stats_.write_summary(out, {end, fleet_->hosts(), instances_, fns_, end_view});
   if (auto stats = policies_.autoscaler->statistics(); !stats.is_null()) {
     out["autoscaler"] = std::move(stats);  // e.g. Flashpoint Fig. 6.2 / 8.10 per scale-up
   }

@@ -5,7 +5,7 @@
 /// that hands the policies a view and applies their decisions. The other jobs are parts it owns
 /// and that report back to it: the function table, the fleet (FleetEvents), cold starts (ready),
 /// Flashpoint's pipelines (exit, admit), feasibility and views (return values), and the
-/// statistics (Accounting, fed with events).
+/// statistics (subscribers in Statistics, fed with events).
 
 #include <cstdint>
 #include <memory>
@@ -15,6 +15,7 @@
 
 #include "accounting.hpp"
 #include "cold_start.hpp"
+#include "desired_instances.hpp"
 #include "fleet.hpp"
 #include "model.hpp"
 #include "pipeline.hpp"
@@ -117,7 +118,9 @@ class ControlPlane final : private FleetEvents {
   std::unique_ptr<net::TransferManager> transfers_;
 
   DecisionCounts counts_;
-  Accounting accounting_;
+  Statistics stats_;              ///< every statistic of the run, fed with events
+  Accounting& accounting_;        ///< the neutral one, in stats_ (also told of memory)
+  DesiredInstances& desired_;     ///< Flashpoint Fig. 3.2b's column, in stats_
   std::unique_ptr<Fleet> fleet_;  ///< built once the topology is
   Instances instances_;
   /// instances_ by id (ids are dense, from 1): find() is on every dispatch's path, where a

@@ -194,7 +194,7 @@ void ControlPlane::terminate(Inst& inst) {
     accounting_.memory_changed(now, 0.0, -inst.device_gb);
   }
   host.reserved_cores -= inst.cores;
-  accounting_.instance_ended(inst, now);
+  stats_.instance_ended(inst, now);
   inst.life.transition(InstanceEvent::kTerminate, now);
   inst.fn->instances.erase(inst.id);
   schedule_reroute();

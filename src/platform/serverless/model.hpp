@@ -127,7 +127,7 @@ class Lifecycle {
 struct Boot {
   double host_bytes = 0.0;  ///< host memory reserved during the cold start
   std::size_t log = 0;      ///< index into the cold-start log
-  std::string stage;        ///< cold-start stage in progress
+  policy::ColdStartStage stage = policy::ColdStartStage::kNone;  ///< in progress
   Time stage_since;
   std::optional<net::TransferManager::RequestId> transfer;
   bool skip_load = false;  ///< SourceChoice::loaded: the host keeps the model loaded

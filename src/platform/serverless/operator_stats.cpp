@@ -49,12 +49,13 @@ void OperatorStats::tick(const policy::PlatformView& v) {
   ++samples_;
 }
 
-void OperatorStats::write_summary(nlohmann::json& out, Time end, const Instances& instances) const {
+void OperatorStats::write_summary(nlohmann::json& out, const SummaryInputs& in) const {
+  const Time end = in.end;
   std::uint64_t n = instances_ended_;
   double threads = thread_seconds_;
   double shares = share_seconds_;
   double capacity = capacity_request_seconds_;
-  for (const auto& [id, i] : instances) {
+  for (const auto& [id, i] : in.instances) {
     if (i->config.cpu_threads <= 0) continue;
     ++n;
     const double lived_s = (end - i->life.created()).to_seconds();

@@ -11,16 +11,16 @@
 #include <nlohmann/json.hpp>
 
 #include "model.hpp"
-#include "sim/policy/platform_view.hpp"
+#include "statistics.hpp"
 
 namespace sim::platform::serverless {
 
-class OperatorStats {
+class OperatorStats final : public StatsSubscriber {
  public:
-  void instance_ended(const Inst& inst, Time now);
+  void instance_ended(const Inst& inst, Time now) override;
   /// A control tick's view: samples the free CPU and SM shares.
-  void tick(const policy::PlatformView& v);
-  void write_summary(nlohmann::json& out, Time end, const Instances& instances) const;
+  void tick(const policy::PlatformView& v) override;
+  void write_summary(nlohmann::json& out, const SummaryInputs& in) const override;
 
   /// The requests per second an instance serves at most: full batches back to back,
   /// max_batch / t_exec(max_batch) on its own unit (the executed latency, so the bound of what

@@ -10,8 +10,7 @@ metrics::RequestRecord base_record(const traces::Arrival& a, std::uint64_t id) {
   r.id = id;
   r.function = a.function;
   r.application = a.application;
-  r.cls = a.cls == traces::RequestClass::kStrict ? metrics::RequestClass::kStrict
-                                                 : metrics::RequestClass::kBestEffort;
+  r.cls = a.cls;
   r.arrival = a.time;
   r.slo = a.slo;
   return r;

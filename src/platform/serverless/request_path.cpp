@@ -301,7 +301,7 @@ void ControlPlane::finish_batch(InstanceId id, std::uint64_t serial, const gpu::
   complete(inst->batch,
            {inst->dispatch, inst->avail, inst->life.ready_at(), result.started, result.finished,
             static_cast<std::uint32_t>(inst->batch.size()), device, inst->loc.slice});
-  accounting_.batch_finished(*inst, result);
+  stats_.batch_finished(*inst, result);
   cluster::Host& host = fleet_->host(inst->loc.host);
   if (inst->loc.gpu >= 0) host.gpus[static_cast<std::size_t>(inst->loc.gpu)]->batch_finished(now);
   const bool released = inst->holds_activations;

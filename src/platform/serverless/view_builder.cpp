@@ -1,8 +1,45 @@
 #include "view_builder.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace sim::platform::serverless {
+
+policy::Market market_view(cluster::Market m) {
+  switch (m) {
+    case cluster::Market::kOwned:
+      return policy::Market::kOwned;
+    case cluster::Market::kOnDemand:
+      return policy::Market::kOnDemand;
+    case cluster::Market::kSpot:
+      return policy::Market::kSpot;
+  }
+  throw std::logic_error("market_view: unknown market");
+}
+
+cluster::Market cluster_market(policy::Market m) {
+  switch (m) {
+    case policy::Market::kOwned:
+      return cluster::Market::kOwned;
+    case policy::Market::kOnDemand:
+      return cluster::Market::kOnDemand;
+    case policy::Market::kSpot:
+      return cluster::Market::kSpot;
+  }
+  throw std::logic_error("cluster_market: unknown market");
+}
+
+policy::GpuSharing sharing_view(cluster::GpuSharing s) {
+  switch (s) {
+    case cluster::GpuSharing::kExclusive:
+      return policy::GpuSharing::kExclusive;
+    case cluster::GpuSharing::kMps:
+      return policy::GpuSharing::kMps;
+    case cluster::GpuSharing::kTimeSlice:
+      return policy::GpuSharing::kTimeSlice;
+  }
+  throw std::logic_error("sharing_view: unknown sharing");
+}
 
 policy::InstanceView instance_view(const Inst& i) {
   policy::InstanceView v;
@@ -30,7 +67,7 @@ void fill_host_view(policy::HostView& hv, const cluster::Host& h) {
   hv.index = h.index;
   hv.name = h.name;
   hv.host_template = h.template_index;
-  hv.market = cluster::to_string(h.spec.market);
+  hv.market = market_view(h.spec.market);
   hv.available = h.available && !h.gone;
   hv.revocation_at = h.revocation_at;
   hv.cores = h.spec.cores;
@@ -43,7 +80,7 @@ void fill_host_view(policy::HostView& hv, const cluster::Host& h) {
     const auto& g = *h.gpus[k];
     policy::GpuView& gv = hv.gpus[k];
     gv.type = g.type().name;
-    gv.sharing = cluster::to_string(g.sharing());
+    gv.sharing = sharing_view(g.sharing());
     gv.mig = g.mig();
     gv.memory_gb = g.type().memory_gb;
     gv.instances = g.instances();
@@ -150,7 +187,7 @@ policy::PlatformView build_view(const ViewInputs& in) {
     v.instances.push_back(instance_view(*inst));
     if (inst->life.state() == InstanceState::kColdStarting) {
       v.cold_starts.push_back({id, inst->fn->id, inst->loc.host,
-                               inst->boot ? inst->boot->stage : std::string(),
+                               inst->boot ? inst->boot->stage : policy::ColdStartStage::kNone,
                                inst->life.created()});
     }
   }

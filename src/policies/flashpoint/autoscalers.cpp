@@ -1,4 +1,4 @@
-#include "sim/policy/flashpoint/autoscalers.hpp"
+#include "autoscalers.hpp"
 
 #include <algorithm>
 #include <cmath>

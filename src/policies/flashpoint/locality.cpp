@@ -1,4 +1,4 @@
-#include "sim/policy/flashpoint/locality.hpp"
+#include "locality.hpp"
 
 #include <algorithm>
 
@@ -16,7 +16,7 @@ int free_gpu(const HostView& host, const FunctionView& f) {
   for (std::size_t g = 0; g < host.gpus.size(); ++g) {
     const GpuView& gpu = host.gpus[g];
     if (gpu.mig || gpu.reconfiguring) continue;
-    if (gpu.sharing == "exclusive" && gpu.instances > 0) continue;
+    if (gpu.sharing == GpuSharing::kExclusive && gpu.instances > 0) continue;
     if (gpu.memory_free_gb < f.device_memory_gb) continue;
     return static_cast<int>(g);
   }

@@ -1,4 +1,4 @@
-#include "sim/policy/flashpoint/partitioning.hpp"
+#include "partitioning.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,13 +1,13 @@
 // The flashpoint policy family: one registration line per policy.
 
-#include "sim/policy/flashpoint/register.hpp"
+#include "register.hpp"
 
 #include <string>
 
+#include "autoscalers.hpp"
+#include "locality.hpp"
 #include "sim/config/schema.hpp"
-#include "sim/policy/flashpoint/autoscalers.hpp"
-#include "sim/policy/flashpoint/locality.hpp"
-#include "sim/policy/flashpoint/warm_pool.hpp"
+#include "warm_pool.hpp"
 
 namespace sim::policy::flashpoint {
 

@@ -1,4 +1,4 @@
-#include "sim/policy/flashpoint/warm_pool.hpp"
+#include "warm_pool.hpp"
 
 namespace sim::policy::flashpoint {
 

@@ -1,6 +1,6 @@
 // BATCH and MBS+ baselines of HarmonyBatch §V (implementations.md §1.14-1.15).
 
-#include "sim/policy/harmonybatch/baselines.hpp"
+#include "baselines.hpp"
 
 #include <fmt/format.h>
 
@@ -9,9 +9,9 @@
 #include <stdexcept>
 #include <utility>
 
-#include "sim/policy/harmonybatch/bayesian_search.hpp"
-#include "sim/policy/harmonybatch/harmony_planner.hpp"
-#include "sim/policy/harmonybatch/performance_model.hpp"
+#include "bayesian_search.hpp"
+#include "harmony_planner.hpp"
+#include "performance_model.hpp"
 
 namespace sim::policy::harmonybatch {
 

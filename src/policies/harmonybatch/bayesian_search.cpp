@@ -1,6 +1,6 @@
 // Gaussian-process Bayesian optimisation over a 2-D box (MBS+'s configuration search).
 
-#include "sim/policy/harmonybatch/bayesian_search.hpp"
+#include "bayesian_search.hpp"
 
 #include <cmath>
 #include <stdexcept>

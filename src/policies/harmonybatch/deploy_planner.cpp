@@ -1,13 +1,13 @@
 // The HarmonyBatch planner policy: compute the plan at time zero and start its functions.
 
-#include "sim/policy/harmonybatch/deploy_planner.hpp"
+#include "deploy_planner.hpp"
 
 #include <cmath>
 #include <stdexcept>
 
+#include "baselines.hpp"
+#include "plan_io.hpp"
 #include "sim/config/schema.hpp"
-#include "sim/policy/harmonybatch/baselines.hpp"
-#include "sim/policy/harmonybatch/plan_io.hpp"
 
 namespace sim::policy::harmonybatch {
 

@@ -1,13 +1,13 @@
 // funcProvision (HarmonyBatch §IV-B, Theorems 1 and 2) with Alibaba FC's resource rules as the
 // public code applies them (implementations.md §1.8-1.9).
 
-#include "sim/policy/harmonybatch/func_provision.hpp"
+#include "func_provision.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
-#include "sim/policy/harmonybatch/performance_model.hpp"
+#include "performance_model.hpp"
 
 namespace sim::policy::harmonybatch {
 

@@ -1,6 +1,6 @@
 // HarmonyBatch Algorithm 1: two-stage merging of application groups (§IV-B).
 
-#include "sim/policy/harmonybatch/harmony_planner.hpp"
+#include "harmony_planner.hpp"
 
 #include <algorithm>
 #include <map>
@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "sim/policy/harmonybatch/func_provision.hpp"
+#include "func_provision.hpp"
 
 namespace sim::policy::harmonybatch {
 

@@ -1,6 +1,6 @@
 // HarmonyBatch §III: latency (eq. 1-4), equivalent batching timeout (eq. 5), cost (eq. 6).
 
-#include "sim/policy/harmonybatch/performance_model.hpp"
+#include "performance_model.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,6 +1,6 @@
 // Application sets in, plans out (table, JSON, runnable scenario).
 
-#include "sim/policy/harmonybatch/plan_io.hpp"
+#include "plan_io.hpp"
 
 #include <fmt/format.h>
 

@@ -1,6 +1,6 @@
 // Value types of HarmonyBatch planning: catalog -> planner coefficients, price tables.
 
-#include "sim/policy/harmonybatch/plan_types.hpp"
+#include "plan_types.hpp"
 
 #include <algorithm>
 #include <stdexcept>

@@ -1,8 +1,8 @@
 // The harmonybatch policy family: one registration line per policy.
 
-#include "sim/policy/harmonybatch/register.hpp"
+#include "register.hpp"
 
-#include "sim/policy/harmonybatch/deploy_planner.hpp"
+#include "deploy_planner.hpp"
 
 namespace sim::policy::harmonybatch {
 

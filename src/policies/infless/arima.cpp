@@ -1,4 +1,4 @@
-#include "sim/policy/infless/arima.hpp"
+#include "arima.hpp"
 
 #include <algorithm>
 #include <cmath>

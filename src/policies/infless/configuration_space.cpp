@@ -1,4 +1,4 @@
-#include "sim/policy/infless/configuration_space.hpp"
+#include "configuration_space.hpp"
 
 #include <algorithm>
 

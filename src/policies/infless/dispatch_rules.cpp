@@ -1,4 +1,4 @@
-#include "sim/policy/infless/dispatch_rules.hpp"
+#include "dispatch_rules.hpp"
 
 #include <algorithm>
 #include <optional>

@@ -1,4 +1,4 @@
-#include "sim/policy/infless/histogram_keep_alive.hpp"
+#include "histogram_keep_alive.hpp"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "sim/policy/infless/idle_histogram.hpp"
+#include "idle_histogram.hpp"
 
 #include <algorithm>
 #include <cmath>

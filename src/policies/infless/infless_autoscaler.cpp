@@ -1,12 +1,12 @@
-#include "sim/policy/infless/infless_autoscaler.hpp"
+#include "infless_autoscaler.hpp"
 
 #include <algorithm>
 #include <cmath>
 
+#include "dispatch_rules.hpp"
+#include "resource_efficiency.hpp"
+#include "schedule.hpp"
 #include "sim/gpu_models/model_profile.hpp"
-#include "sim/policy/infless/dispatch_rules.hpp"
-#include "sim/policy/infless/resource_efficiency.hpp"
-#include "sim/policy/infless/schedule.hpp"
 
 namespace sim::policy::infless {
 

@@ -1,12 +1,12 @@
-#include "sim/policy/infless/openfaas_alert_autoscaler.hpp"
+#include "openfaas_alert_autoscaler.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <optional>
 
+#include "configuration_space.hpp"
+#include "schedule.hpp"
 #include "sim/gpu_models/model_profile.hpp"
-#include "sim/policy/infless/configuration_space.hpp"
-#include "sim/policy/infless/schedule.hpp"
 
 namespace sim::policy::infless {
 

@@ -1,10 +1,10 @@
-#include "sim/policy/infless/operator_placement.hpp"
+#include "operator_placement.hpp"
 
 #include <cmath>
 #include <limits>
 
-#include "sim/policy/infless/resource_efficiency.hpp"
-#include "sim/policy/infless/schedule.hpp"
+#include "resource_efficiency.hpp"
+#include "schedule.hpp"
 
 namespace sim::policy::infless {
 

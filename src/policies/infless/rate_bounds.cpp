@@ -1,4 +1,4 @@
-#include "sim/policy/infless/rate_bounds.hpp"
+#include "rate_bounds.hpp"
 
 #include <cmath>
 #include <limits>

@@ -1,16 +1,16 @@
 // The infless policy family (INFless, ASPLOS'22, and its baselines): one registration line per
 // policy. Each policy declares its parameters once, in its schema.
 
-#include "sim/policy/infless/register.hpp"
+#include "register.hpp"
 
+#include "histogram_keep_alive.hpp"
+#include "infless_autoscaler.hpp"
+#include "openfaas_alert_autoscaler.hpp"
+#include "operator_placement.hpp"
+#include "request_path.hpp"
+#include "resource_efficiency.hpp"
 #include "sim/config/schema.hpp"
-#include "sim/policy/infless/histogram_keep_alive.hpp"
-#include "sim/policy/infless/infless_autoscaler.hpp"
-#include "sim/policy/infless/openfaas_alert_autoscaler.hpp"
-#include "sim/policy/infless/operator_placement.hpp"
-#include "sim/policy/infless/request_path.hpp"
-#include "sim/policy/infless/resource_efficiency.hpp"
-#include "sim/policy/infless/uniform_autoscaler.hpp"
+#include "uniform_autoscaler.hpp"
 
 namespace sim::policy::infless {
 

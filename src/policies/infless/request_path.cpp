@@ -1,9 +1,9 @@
-#include "sim/policy/infless/request_path.hpp"
+#include "request_path.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-#include "sim/policy/infless/rate_bounds.hpp"
+#include "rate_bounds.hpp"
 
 namespace sim::policy::infless {
 

@@ -1,4 +1,4 @@
-#include "sim/policy/infless/resource_efficiency.hpp"
+#include "resource_efficiency.hpp"
 
 #include <algorithm>
 

@@ -1,10 +1,10 @@
-#include "sim/policy/infless/schedule.hpp"
+#include "schedule.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
-#include "sim/policy/infless/resource_efficiency.hpp"
+#include "resource_efficiency.hpp"
 
 namespace sim::policy::infless {
 
@@ -31,7 +31,8 @@ std::vector<ServerState> servers_of(const PlatformView& view) {
       const GpuView& gv = h.gpus[g];
       GpuSlot slot;
       slot.gpu = static_cast<int>(g);
-      slot.usable = !gv.mig && !gv.reconfiguring && (gv.sharing == "mps" || gv.instances == 0);
+      slot.usable =
+          !gv.mig && !gv.reconfiguring && (gv.sharing == GpuSharing::kMps || gv.instances == 0);
       slot.memory_free_gb = gv.memory_free_gb;
       s.gpus.push_back(slot);
     }

@@ -1,11 +1,11 @@
-#include "sim/policy/infless/uniform_autoscaler.hpp"
+#include "uniform_autoscaler.hpp"
 
 #include <algorithm>
 #include <cmath>
 
+#include "resource_efficiency.hpp"
+#include "schedule.hpp"
 #include "sim/gpu_models/model_profile.hpp"
-#include "sim/policy/infless/resource_efficiency.hpp"
-#include "sim/policy/infless/schedule.hpp"
 
 namespace sim::policy::infless {
 

@@ -1,4 +1,4 @@
-#include "sim/policy/protean/cluster_places.hpp"
+#include "cluster_places.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -46,7 +46,7 @@ std::vector<Place> cluster_places(const PlatformView& view, LoadScope scope,
       const GpuView& gv = h.gpus[g];
       const int gi = static_cast<int>(g);
       if (gv.reconfiguring || excluded.count({h.index, gi}) > 0) continue;
-      const bool exclusive = gv.sharing == "exclusive";
+      const bool exclusive = gv.sharing == GpuSharing::kExclusive;
       if (!gv.mig) {
         Place p;
         p.location = {h.index, gi, -1};

@@ -1,4 +1,4 @@
-#include "sim/policy/protean/container_placement.hpp"
+#include "container_placement.hpp"
 
 namespace sim::policy::protean {
 

@@ -1,4 +1,4 @@
-#include "sim/policy/protean/job_distribution.hpp"
+#include "job_distribution.hpp"
 
 #include <algorithm>
 

@@ -1,9 +1,9 @@
-#include "sim/policy/protean/job_distributor.hpp"
+#include "job_distributor.hpp"
 
 #include <map>
 #include <tuple>
 
-#include "sim/policy/protean/cluster_places.hpp"
+#include "cluster_places.hpp"
 
 namespace sim::policy::protean {
 
@@ -11,7 +11,7 @@ namespace {
 
 bool batch_is_strict(const DispatchView& view) {
   for (const auto k : view.take) {
-    if (k < view.queue.size() && view.queue[k].cls == traces::RequestClass::kStrict) return true;
+    if (k < view.queue.size() && view.queue[k].cls == RequestClass::kStrict) return true;
   }
   return view.take.empty();
 }

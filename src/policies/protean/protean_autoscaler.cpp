@@ -1,4 +1,4 @@
-#include "sim/policy/protean/protean_autoscaler.hpp"
+#include "protean_autoscaler.hpp"
 
 #include <algorithm>
 #include <cmath>

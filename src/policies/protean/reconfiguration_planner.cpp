@@ -1,4 +1,4 @@
-#include "sim/policy/protean/reconfiguration_planner.hpp"
+#include "reconfiguration_planner.hpp"
 
 #include <algorithm>
 #include <cmath>

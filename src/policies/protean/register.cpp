@@ -1,13 +1,13 @@
 // The protean policy family (Protean, Middleware'24): one registration line per policy. Each
 // policy declares its parameters once, in its schema.
 
-#include "sim/policy/protean/register.hpp"
+#include "register.hpp"
 
-#include "sim/policy/protean/container_placement.hpp"
-#include "sim/policy/protean/job_distributor.hpp"
-#include "sim/policy/protean/protean_autoscaler.hpp"
-#include "sim/policy/protean/spot_procurement.hpp"
-#include "sim/policy/protean/strict_first_batcher.hpp"
+#include "container_placement.hpp"
+#include "job_distributor.hpp"
+#include "protean_autoscaler.hpp"
+#include "spot_procurement.hpp"
+#include "strict_first_batcher.hpp"
 
 namespace sim::policy::protean {
 

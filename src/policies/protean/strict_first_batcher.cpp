@@ -1,4 +1,4 @@
-#include "sim/policy/protean/strict_first_batcher.hpp"
+#include "strict_first_batcher.hpp"
 
 #include <algorithm>
 #include <numeric>
@@ -10,9 +10,8 @@ BatchDecision StrictFirstBatcher::select(const BatchQueueView& view) {
   if (view.queue.empty() || view.max_batch < 1) return d;
   std::vector<std::size_t> order(view.queue.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
-  std::stable_partition(order.begin(), order.end(), [&](std::size_t i) {
-    return view.queue[i].cls == traces::RequestClass::kStrict;
-  });
+  std::stable_partition(order.begin(), order.end(),
+                        [&](std::size_t i) { return view.queue[i].cls == RequestClass::kStrict; });
   const auto cap = static_cast<std::size_t>(view.max_batch);
   if (order.size() >= cap) {
     order.resize(cap);

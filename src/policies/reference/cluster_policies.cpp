@@ -1,4 +1,4 @@
-#include "sim/policy/reference/cluster_policies.hpp"
+#include "cluster_policies.hpp"
 
 namespace sim::policy::reference {
 

@@ -1,4 +1,4 @@
-#include "sim/policy/reference/first_fit.hpp"
+#include "first_fit.hpp"
 
 namespace sim::policy::reference {
 
@@ -13,7 +13,7 @@ std::optional<Location> FirstFitPlacement::place(const PlacementRequest& request
     }
     for (std::size_t g = 0; g < h.gpus.size(); ++g) {
       const GpuView& gv = h.gpus[g];
-      const bool exclusive = gv.sharing == "exclusive";
+      const bool exclusive = gv.sharing == GpuSharing::kExclusive;
       if (!gv.mig) {
         if ((!exclusive || gv.instances == 0) && gv.memory_free_gb >= f.device_memory_gb) {
           return Location{h.index, static_cast<int>(g), -1};

@@ -1,4 +1,4 @@
-#include "sim/policy/reference/keep_alive.hpp"
+#include "keep_alive.hpp"
 
 namespace sim::policy::reference {
 

@@ -1,4 +1,4 @@
-#include "sim/policy/reference/planners.hpp"
+#include "planners.hpp"
 
 namespace sim::policy::reference {
 

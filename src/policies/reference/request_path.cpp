@@ -1,4 +1,4 @@
-#include "sim/policy/reference/request_path.hpp"
+#include "request_path.hpp"
 
 #include <algorithm>
 #include <numeric>
@@ -18,16 +18,16 @@ BatchDecision FifoBatcher::select(const BatchQueueView& view) {
       return d;
     }
     for (std::size_t i = 0; i < view.queue.size() && d.take.size() < cap; ++i)
-      if (view.queue[i].cls == traces::RequestClass::kStrict) d.take.push_back(i);
+      if (view.queue[i].cls == RequestClass::kStrict) d.take.push_back(i);
     for (std::size_t i = 0; i < view.queue.size() && d.take.size() < cap; ++i)
-      if (view.queue[i].cls != traces::RequestClass::kStrict) d.take.push_back(i);
+      if (view.queue[i].cls != RequestClass::kStrict) d.take.push_back(i);
     return d;
   }
   std::vector<std::size_t> order(view.queue.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
   if (strict_first_) {
     std::stable_partition(order.begin(), order.end(), [&](std::size_t i) {
-      return view.queue[i].cls == traces::RequestClass::kStrict;
+      return view.queue[i].cls == RequestClass::kStrict;
     });
   }
   // Not full: dispatch once the earliest deadline has passed, else wait for it.

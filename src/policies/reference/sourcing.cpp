@@ -1,4 +1,4 @@
-#include "sim/policy/reference/sourcing.hpp"
+#include "sourcing.hpp"
 
 namespace sim::policy::reference {
 

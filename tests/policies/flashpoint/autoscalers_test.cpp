@@ -7,9 +7,9 @@
 #include <utility>
 #include <vector>
 
+#include "flashpoint/autoscalers.hpp"
+#include "flashpoint/register.hpp"
 #include "sim/config/schema.hpp"
-#include "sim/policy/flashpoint/autoscalers.hpp"
-#include "sim/policy/flashpoint/register.hpp"
 #include "sim/policy/policy_registry.hpp"
 
 namespace sim::policy::flashpoint {

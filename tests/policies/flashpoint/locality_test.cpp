@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "sim/policy/flashpoint/locality.hpp"
+#include "flashpoint/locality.hpp"
 
 namespace sim::policy::flashpoint {
 namespace {
@@ -25,7 +25,7 @@ PlatformView cluster(int hosts, int gpus, const std::vector<int>& holding) {
     hv.memory_bytes = hv.memory_free_bytes = 200e9;
     for (int g = 0; g < gpus; ++g) {
       GpuView gv;
-      gv.sharing = "exclusive";
+      gv.sharing = GpuSharing::kExclusive;
       gv.memory_gb = gv.memory_free_gb = 24.0;
       hv.gpus.push_back(gv);
     }

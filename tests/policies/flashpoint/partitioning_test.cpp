@@ -7,7 +7,7 @@
 #include <limits>
 #include <numeric>
 
-#include "sim/policy/flashpoint/partitioning.hpp"
+#include "flashpoint/partitioning.hpp"
 
 namespace sim::policy::flashpoint {
 namespace {

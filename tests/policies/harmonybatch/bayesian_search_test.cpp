@@ -1,6 +1,6 @@
 // MBS+'s Bayesian-optimisation search: budget, determinism, and that the GP guides it.
 
-#include "sim/policy/harmonybatch/bayesian_search.hpp"
+#include "harmonybatch/bayesian_search.hpp"
 
 #include <gtest/gtest.h>
 

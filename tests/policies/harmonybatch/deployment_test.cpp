@@ -8,8 +8,8 @@
 #include <fstream>
 #include <string>
 
-#include "sim/policy/harmonybatch/baselines.hpp"
-#include "sim/policy/harmonybatch/plan_io.hpp"
+#include "harmonybatch/baselines.hpp"
+#include "harmonybatch/plan_io.hpp"
 #include "sim/scenario/registry.hpp"
 #include "sim/scenario/run.hpp"
 #include "sim/scenario/scenario_loader.hpp"

@@ -5,8 +5,8 @@
 #include <cmath>
 #include <vector>
 
-#include "sim/policy/harmonybatch/func_provision.hpp"
-#include "sim/policy/harmonybatch/performance_model.hpp"
+#include "harmonybatch/func_provision.hpp"
+#include "harmonybatch/performance_model.hpp"
 #include "test_models.hpp"
 
 namespace sim::policy::harmonybatch {

@@ -8,7 +8,7 @@
 #include <cmath>
 #include <vector>
 
-#include "sim/policy/harmonybatch/performance_model.hpp"
+#include "harmonybatch/performance_model.hpp"
 #include "test_models.hpp"
 
 namespace sim::policy::harmonybatch {

@@ -4,8 +4,8 @@
 
 #include <sstream>
 
-#include "sim/policy/harmonybatch/baselines.hpp"
-#include "sim/policy/harmonybatch/plan_io.hpp"
+#include "harmonybatch/baselines.hpp"
+#include "harmonybatch/plan_io.hpp"
 #include "sim/scenario/registry.hpp"
 #include "sim/scenario/scenario_loader.hpp"
 #include "test_models.hpp"

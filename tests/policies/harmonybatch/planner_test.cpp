@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "sim/policy/harmonybatch/baselines.hpp"
-#include "sim/policy/harmonybatch/func_provision.hpp"
-#include "sim/policy/harmonybatch/harmony_planner.hpp"
+#include "harmonybatch/baselines.hpp"
+#include "harmonybatch/func_provision.hpp"
+#include "harmonybatch/harmony_planner.hpp"
 #include "test_models.hpp"
 
 namespace sim::policy::harmonybatch {

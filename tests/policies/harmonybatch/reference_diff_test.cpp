@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "sim/policy/harmonybatch/harmony_planner.hpp"
+#include "harmonybatch/harmony_planner.hpp"
 #include "test_models.hpp"
 
 namespace sim::policy::harmonybatch {

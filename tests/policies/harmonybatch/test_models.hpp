@@ -4,8 +4,8 @@
 
 #include <string>
 
+#include "harmonybatch/plan_types.hpp"
 #include "sim/gpu_models/model_catalog.hpp"
-#include "sim/policy/harmonybatch/plan_types.hpp"
 
 namespace sim::policy::harmonybatch::testing {
 

@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "sim/policy/infless/arima.hpp"
+#include "infless/arima.hpp"
 
 namespace sim::policy::infless {
 namespace {

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "sim/policy/infless/infless_autoscaler.hpp"
+#include "infless/infless_autoscaler.hpp"
 #include "test_model.hpp"
 
 namespace sim::policy::infless {

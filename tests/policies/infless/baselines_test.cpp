@@ -3,9 +3,9 @@
 
 #include <gtest/gtest.h>
 
-#include "sim/policy/infless/openfaas_alert_autoscaler.hpp"
-#include "sim/policy/infless/resource_efficiency.hpp"
-#include "sim/policy/infless/uniform_autoscaler.hpp"
+#include "infless/openfaas_alert_autoscaler.hpp"
+#include "infless/resource_efficiency.hpp"
+#include "infless/uniform_autoscaler.hpp"
 #include "test_model.hpp"
 
 namespace sim::policy::infless {
@@ -75,7 +75,7 @@ struct AlertFixture {
     h.cores = h.cores_free = 64;
     h.memory_bytes = h.memory_free_bytes = 1e11;
     GpuView g;
-    g.sharing = "mps";
+    g.sharing = GpuSharing::kMps;
     g.memory_gb = g.memory_free_gb = 11.0;
     h.gpus = {g, g};
     view.hosts = {h};

@@ -2,9 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include "infless/configuration_space.hpp"
+#include "infless/resource_efficiency.hpp"
 #include "sim/gpu_models/model_catalog.hpp"
-#include "sim/policy/infless/configuration_space.hpp"
-#include "sim/policy/infless/resource_efficiency.hpp"
 #include "test_model.hpp"
 
 namespace sim::policy::infless {

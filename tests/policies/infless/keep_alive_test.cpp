@@ -4,7 +4,7 @@
 
 #include <map>
 
-#include "sim/policy/infless/histogram_keep_alive.hpp"
+#include "infless/histogram_keep_alive.hpp"
 
 namespace sim::policy::infless {
 namespace {

@@ -4,8 +4,8 @@
 
 #include <cmath>
 
-#include "sim/policy/infless/dispatch_rules.hpp"
-#include "sim/policy/infless/rate_bounds.hpp"
+#include "infless/dispatch_rules.hpp"
+#include "infless/rate_bounds.hpp"
 
 namespace sim::policy::infless {
 namespace {

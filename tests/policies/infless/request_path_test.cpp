@@ -4,7 +4,7 @@
 
 #include <map>
 
-#include "sim/policy/infless/request_path.hpp"
+#include "infless/request_path.hpp"
 
 namespace sim::policy::infless {
 namespace {

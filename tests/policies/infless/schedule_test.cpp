@@ -2,8 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include "sim/policy/infless/resource_efficiency.hpp"
-#include "sim/policy/infless/schedule.hpp"
+#include "infless/resource_efficiency.hpp"
+#include "infless/schedule.hpp"
 #include "test_model.hpp"
 
 namespace sim::policy::infless {
@@ -113,7 +113,7 @@ TEST(Schedule, ServersOfSubtractsSmSharesOfOperatorInstances) {
   h0.cores_free = 30;
   h0.memory_free_bytes = 1e11;
   GpuView g;
-  g.sharing = "mps";
+  g.sharing = GpuSharing::kMps;
   g.memory_gb = 11;
   g.memory_free_gb = 10;
   h0.gpus = {g, g};

@@ -2,9 +2,9 @@
 
 #include <gtest/gtest.h>
 
-#include "sim/policy/protean/cluster_places.hpp"
-#include "sim/policy/protean/job_distribution.hpp"
-#include "sim/policy/protean/reconfiguration_planner.hpp"
+#include "protean/cluster_places.hpp"
+#include "protean/job_distribution.hpp"
+#include "protean/reconfiguration_planner.hpp"
 
 namespace sim::policy::protean {
 namespace {

@@ -2,16 +2,14 @@
 
 #include <gtest/gtest.h>
 
-#include "sim/policy/protean/container_placement.hpp"
-#include "sim/policy/protean/job_distributor.hpp"
-#include "sim/policy/protean/protean_autoscaler.hpp"
-#include "sim/policy/protean/spot_procurement.hpp"
-#include "sim/policy/protean/strict_first_batcher.hpp"
+#include "protean/container_placement.hpp"
+#include "protean/job_distributor.hpp"
+#include "protean/protean_autoscaler.hpp"
+#include "protean/spot_procurement.hpp"
+#include "protean/strict_first_batcher.hpp"
 
 namespace sim::policy::protean {
 namespace {
-
-using traces::RequestClass;
 
 SliceView slice(const std::string& profile, double gb, double free_gb, int instances = 0) {
   SliceView s;
@@ -29,7 +27,7 @@ PlatformView mig_view() {
   h.index = 0;
   GpuView g;
   g.type = "A100-40GB";
-  g.sharing = "mps";
+  g.sharing = GpuSharing::kMps;
   g.mig = true;
   g.memory_gb = 40;
   g.slices = {slice("1g.5gb", 5, 5), slice("2g.10gb", 10, 10), slice("4g.20gb", 20, 20)};
@@ -285,7 +283,7 @@ TEST(SpotProcurement, ReplacesRevokedVmsBySpotThenOnDemand) {
   PlatformView v;
   HostView h;
   h.index = 0;
-  h.market = "spot";
+  h.market = Market::kSpot;
   h.revocation_at = seconds(60);
   v.hosts = {h};
   SpotProcurementConfig c;
@@ -293,13 +291,13 @@ TEST(SpotProcurement, ReplacesRevokedVmsBySpotThenOnDemand) {
   SpotProcurement always(c, RandomStream(1));
   auto d = always.decide(v);
   ASSERT_EQ(d.request_vms.size(), 1U);
-  EXPECT_EQ(d.request_vms[0].market, "spot");
+  EXPECT_EQ(d.request_vms[0].market, Market::kSpot);
   EXPECT_TRUE(always.decide(v).request_vms.empty());  // answered once
   c.spot_unavailable = 1.0;
   SpotProcurement never(c, RandomStream(1));
   d = never.decide(v);
   ASSERT_EQ(d.request_vms.size(), 1U);
-  EXPECT_EQ(d.request_vms[0].market, "on-demand");
+  EXPECT_EQ(d.request_vms[0].market, Market::kOnDemand);
   EXPECT_EQ(d.request_vms[0].host_template, 1);
   c.spot_only = true;
   SpotProcurement spot_only(c, RandomStream(1));

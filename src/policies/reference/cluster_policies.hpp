@@ -1,8 +1,8 @@
 #pragma once
 /// Reference GPU partitioner and procurement policies.
 
+#include <optional>
 #include <set>
-#include <string>
 
 #include "sim/policy/gpu_partitioner.hpp"
 #include "sim/policy/procurement.hpp"
@@ -12,7 +12,7 @@ namespace sim::policy::reference {
 /// "static": keeps every GPU's configured MIG geometry.
 class StaticPartitioner final : public GpuPartitioner {
  public:
-  std::vector<Reconfigure> decide(const PlatformView&) override { return {}; }
+  Decisions decide(const PlatformView&) override { return {}; }
 };
 
 /// "none": never requests or releases a VM.
@@ -22,15 +22,15 @@ class NoProcurement final : public Procurement {
 };
 
 /// "replace-revoked": for every host under revocation notice, requests one VM of the same
-/// host template in `market` (empty: the template's own market). Protean §4.5: a revoked
+/// host template in `market` (none: the template's own market). Protean §4.5: a revoked
 /// spot VM is replaced; the replacement arrives after the provisioning delay.
 class ReplaceRevoked final : public Procurement {
  public:
-  explicit ReplaceRevoked(std::string market) : market_(std::move(market)) {}
+  explicit ReplaceRevoked(std::optional<Market> market) : market_(market) {}
   Decisions decide(const PlatformView& view) override;
 
  private:
-  std::string market_;
+  std::optional<Market> market_;
   std::set<int> replaced_;
 };
 

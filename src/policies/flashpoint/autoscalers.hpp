@@ -16,8 +16,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "partitioning.hpp"
 #include "sim/policy/autoscaler.hpp"
-#include "sim/policy/flashpoint/partitioning.hpp"
 
 namespace sim::policy::flashpoint {
 

@@ -11,7 +11,7 @@
 #include <utility>
 
 #include "sim/policy/autoscaler.hpp"
-#include "sim/policy/infless/slo_map.hpp"
+#include "slo_map.hpp"
 
 namespace sim::policy::infless {
 

@@ -20,8 +20,8 @@
 #include <map>
 #include <vector>
 
-#include "sim/policy/infless/arima.hpp"
-#include "sim/policy/infless/idle_histogram.hpp"
+#include "arima.hpp"
+#include "idle_histogram.hpp"
 #include "sim/policy/keep_alive.hpp"
 
 namespace sim::policy::infless {

@@ -6,7 +6,7 @@
 #include <span>
 #include <vector>
 
-#include "sim/policy/infless/rate_bounds.hpp"
+#include "rate_bounds.hpp"
 
 namespace sim::policy::infless {
 

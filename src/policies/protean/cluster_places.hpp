@@ -8,8 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "job_distribution.hpp"
 #include "sim/policy/platform_view.hpp"
-#include "sim/policy/protean/job_distribution.hpp"
 
 namespace sim::policy::protean {
 

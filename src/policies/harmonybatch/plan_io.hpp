@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/policy/harmonybatch/plan_types.hpp"
+#include "plan_types.hpp"
 
 namespace sim::policy::harmonybatch {
 

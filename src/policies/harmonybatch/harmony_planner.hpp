@@ -4,7 +4,7 @@
 
 #include <span>
 
-#include "sim/policy/harmonybatch/plan_types.hpp"
+#include "plan_types.hpp"
 
 namespace sim::policy::harmonybatch {
 

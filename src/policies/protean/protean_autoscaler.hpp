@@ -19,9 +19,9 @@
 #include <utility>
 #include <vector>
 
+#include "cluster_places.hpp"
+#include "reconfiguration_planner.hpp"
 #include "sim/policy/autoscaler.hpp"
-#include "sim/policy/protean/cluster_places.hpp"
-#include "sim/policy/protean/reconfiguration_planner.hpp"
 
 namespace sim::policy::protean {
 

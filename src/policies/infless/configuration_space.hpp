@@ -5,8 +5,8 @@
 #include <optional>
 #include <vector>
 
+#include "rate_bounds.hpp"
 #include "sim/gpu_models/model_profile.hpp"
-#include "sim/policy/infless/rate_bounds.hpp"
 
 namespace sim::policy::infless {
 

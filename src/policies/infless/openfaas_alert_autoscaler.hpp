@@ -21,7 +21,7 @@
 
 #include "sim/engine/time.hpp"
 #include "sim/policy/autoscaler.hpp"
-#include "sim/policy/infless/slo_map.hpp"
+#include "slo_map.hpp"
 
 namespace sim::policy::infless {
 

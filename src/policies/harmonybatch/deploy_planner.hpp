@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "plan_types.hpp"
 #include "sim/gpu_models/model_catalog.hpp"
-#include "sim/policy/harmonybatch/plan_types.hpp"
 #include "sim/policy/planner.hpp"
 #include "sim/policy/policy_registry.hpp"
 

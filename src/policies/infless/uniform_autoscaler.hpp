@@ -11,9 +11,9 @@
 #include <optional>
 #include <vector>
 
+#include "configuration_space.hpp"
 #include "sim/policy/autoscaler.hpp"
-#include "sim/policy/infless/configuration_space.hpp"
-#include "sim/policy/infless/slo_map.hpp"
+#include "slo_map.hpp"
 
 namespace sim::policy::infless {
 

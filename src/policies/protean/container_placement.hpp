@@ -3,8 +3,8 @@
 /// Algorithm 1 slice choice for a new container, or the baselines' load balancing by free
 /// memory (Naive Slicing: "load-balanced according to slice memory", Protean §5).
 
+#include "protean_autoscaler.hpp"
 #include "sim/policy/placement.hpp"
-#include "sim/policy/protean/protean_autoscaler.hpp"
 
 namespace sim::policy::protean {
 

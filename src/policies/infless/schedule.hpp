@@ -5,8 +5,8 @@
 
 #include <vector>
 
+#include "configuration_space.hpp"
 #include "sim/policy/decisions.hpp"
-#include "sim/policy/infless/configuration_space.hpp"
 #include "sim/policy/platform_view.hpp"
 
 namespace sim::policy::infless {

@@ -1,0 +1,79 @@
+#pragma once
+/// Statistics of a run as subscribers to the control plane's events. Each subscriber keeps
+/// its own tallies and writes its own block(s) of the summary; the control plane publishes
+/// events to `Statistics`, which hands them to every subscriber in the order they were added.
+/// A paper-specific statistic (per-invocation billing, the desired-replica count, INFless
+/// operator resources) is a subscriber of its own, so the neutral Accounting knows none.
+
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "model.hpp"
+#include "sim/gpu_models/execution_unit.hpp"
+#include "sim/policy/decisions.hpp"
+#include "sim/policy/platform_view.hpp"
+
+namespace sim::platform::serverless {
+
+/// What the subscribers write their summary blocks from, at the end of a run.
+struct SummaryInputs {
+  Time end;
+  const Hosts& hosts;
+  const Instances& instances;
+  const std::vector<std::unique_ptr<Fn>>& functions;
+  const policy::PlatformView& end_view;  ///< the platform at `end`
+};
+
+class StatsSubscriber {
+ public:
+  virtual ~StatsSubscriber() = default;
+  /// A batch of `inst` ran from result.started to result.finished (inst.batch still holds it).
+  virtual void batch_finished(const Inst& /*inst*/, const gpu::JobResult& /*result*/) {}
+  virtual void instance_ended(const Inst& /*inst*/, Time /*now*/) {}
+  /// The view of a control tick, before the tick's policies decide.
+  virtual void tick(const policy::PlatformView& /*view*/) {}
+  /// The autoscaler's decision of a tick, before it is applied; `instances`: the live ones.
+  virtual void autoscaler_decided(const policy::Decisions& /*d*/, const Instances& /*instances*/) {}
+  virtual void write_summary(nlohmann::json& out, const SummaryInputs& in) const = 0;
+};
+
+class Statistics {
+ public:
+  /// Adds a subscriber; the reference stays valid as long as this object.
+  template <class T, class... Args>
+  T& add(Args&&... args) {
+    auto s = std::make_unique<T>(std::forward<Args>(args)...);
+    T& ref = *s;
+    subscribers_.push_back(std::move(s));
+    return ref;
+  }
+
+  void batch_finished(const Inst& inst, const gpu::JobResult& result) {
+    for (const auto& s : subscribers_)
+      s->batch_finished(inst, result);
+  }
+  void instance_ended(const Inst& inst, Time now) {
+    for (const auto& s : subscribers_)
+      s->instance_ended(inst, now);
+  }
+  void tick(const policy::PlatformView& view) {
+    for (const auto& s : subscribers_)
+      s->tick(view);
+  }
+  void autoscaler_decided(const policy::Decisions& d, const Instances& instances) {
+    for (const auto& s : subscribers_)
+      s->autoscaler_decided(d, instances);
+  }
+  void write_summary(nlohmann::json& out, const SummaryInputs& in) const {
+    for (const auto& s : subscribers_)
+      s->write_summary(out, in);
+  }
+
+ private:
+  std::vector<std::unique_ptr<StatsSubscriber>> subscribers_;
+};
+
+}  // namespace sim::platform::serverless
