@@ -13,22 +13,24 @@ void SmoothWrrSet::insert(InstanceId id, std::int64_t weight) {
   if (weight < 1 || weight > kMaxWeight) {
     throw std::invalid_argument("smooth weighted round robin: weight out of [1, 2^40]");
   }
-  erase(id);
   Entry& e = entries_[id];
+  if (e.member) leave(id, e);
   e.value -= weight * round_;  // credit -> key
   e.weight = weight;
   e.member = true;
-  classes_[weight].emplace(-e.value, id);
+  classes_[weight].insert({-e.value, id, &e});
   total_ += weight;
   ++members_;
 }
 
 void SmoothWrrSet::erase(InstanceId id) {
   const auto it = entries_.find(id);
-  if (it == entries_.end() || !it->second.member) return;
-  Entry& e = it->second;
+  if (it != entries_.end() && it->second.member) leave(id, it->second);
+}
+
+void SmoothWrrSet::leave(InstanceId id, Entry& e) {
   const auto c = classes_.find(e.weight);
-  c->second.erase({-e.value, id});
+  c->second.erase({-e.value, id, nullptr});
   if (c->second.empty()) classes_.erase(c);
   total_ -= e.weight;
   --members_;
@@ -47,11 +49,11 @@ std::optional<InstanceId> SmoothWrrSet::choose() {
   std::map<std::int64_t, Order>::iterator from;
   bool first = true;
   for (auto c = classes_.begin(); c != classes_.end(); ++c) {
-    const auto& [neg_key, id] = *c->second.begin();
-    const std::int64_t credit = -neg_key + c->first * round_;
-    if (first || credit > best || (credit == best && id < pick)) {
+    const Slot& top = *c->second.begin();
+    const std::int64_t credit = -top.neg_key + c->first * round_;
+    if (first || credit > best || (credit == best && top.id < pick)) {
       best = credit;
-      pick = id;
+      pick = top.id;
       from = c;
       first = false;
     }
@@ -59,10 +61,10 @@ std::optional<InstanceId> SmoothWrrSet::choose() {
   if (best >= kExact || best - total_ <= -kExact) {
     throw std::overflow_error("smooth weighted round robin: credit beyond 2^53");
   }
-  Entry& e = entries_.at(pick);
+  Entry& e = *from->second.begin()->entry;
   from->second.erase(from->second.begin());
   e.value -= total_;  // the chosen pays the total
-  from->second.emplace(-e.value, pick);
+  from->second.insert({-e.value, pick, &e});
   return pick;
 }
 
@@ -82,10 +84,10 @@ void SmoothWrrSet::rebase() {
   // move by the same amount), so each class is rebuilt in order.
   for (auto& [weight, order] : classes_) {
     Order rebased;
-    for (const auto& [neg_key, id] : order) {
-      Entry& e = entries_.at(id);
+    for (const Slot& slot : order) {
+      Entry& e = *slot.entry;
       e.value += weight * round_;
-      rebased.emplace_hint(rebased.end(), -e.value, id);
+      rebased.insert(rebased.end(), {-e.value, slot.id, &e});
     }
     order.swap(rebased);
   }

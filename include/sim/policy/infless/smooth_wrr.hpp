@@ -53,8 +53,18 @@ class SmoothWrrSet {
     std::int64_t weight = 0;
     bool member = false;
   };
-  /// Within a weight class: the largest key first, then the lowest id.
-  using Order = std::set<std::pair<std::int64_t, InstanceId>>;  // (-key, id)
+  /// A member in its weight class: the largest key first, then the lowest id. `entry` spares
+  /// a lookup when it is chosen (an unordered_map's elements do not move).
+  struct Slot {
+    std::int64_t neg_key = 0;
+    InstanceId id = 0;
+    Entry* entry = nullptr;
+    bool operator<(const Slot& o) const {
+      return neg_key != o.neg_key ? neg_key < o.neg_key : id < o.id;
+    }
+  };
+  using Order = std::set<Slot>;
+  void leave(InstanceId id, Entry& e);
   void rebase();
 
   std::unordered_map<InstanceId, Entry> entries_;  ///< hashed: never iterated for a choice
