@@ -1,6 +1,7 @@
 #pragma once
 /// Dispatch (load balancing): which idle instance of a function takes the batch just formed.
 
+#include <memory>
 #include <optional>
 #include <span>
 
@@ -24,12 +25,30 @@ struct DispatchView {
   const PlatformView* platform = nullptr;
 };
 
+/// The idle instances of one queue, kept by a dispatcher that chooses among them without being
+/// shown all of them on every dispatch (Dispatcher::idle_set). The platform reports every
+/// change: insert() when an instance becomes dispatchable (again: its view may differ),
+/// erase() when it stops being so. choose() returns what the dispatcher's choose() would
+/// return, with the same effect on its state, were `view.idle` these instances by id.
+class IdleSet {
+ public:
+  virtual ~IdleSet() = default;
+  virtual void insert(const InstanceView& instance) = 0;
+  virtual void erase(InstanceId id) = 0;
+  /// `view.idle` is empty: the instances are those inserted and not erased.
+  virtual std::optional<InstanceId> choose(const DispatchView& view) = 0;
+};
+
 class Dispatcher : public Policy {
  public:
   /// The instance that takes the next batch (one of `idle`), or nullopt to hold the batch.
   virtual std::optional<InstanceId> choose(const DispatchView& view) = 0;
   /// True: every DispatchView carries the PlatformView (co-runners on each GPU and slice).
   [[nodiscard]] virtual bool wants_platform_view() const { return false; }
+  /// An IdleSet for one queue, or null (the default): the platform then shows choose() every
+  /// idle instance on every dispatch. A platform that uses idle sets uses them for all its
+  /// queues and puts each instance in one set only; it calls choose() no more.
+  [[nodiscard]] virtual std::unique_ptr<IdleSet> idle_set() { return nullptr; }
 };
 
 }  // namespace sim::policy

@@ -70,6 +70,18 @@ ControlPlane::ControlPlane(ServerlessConfig config, const gpu::ModelCatalog& cat
   fns_ = std::move(table.functions);
   queues_ = std::move(table.queues);
   fleet_->build();
+  // Idle sets (idle_sets.cpp) where dispatchability has few causes: an instance in one queue,
+  // no activation memory. The dispatcher offers them for all queues or for none.
+  if (config_.dispatch_scope == DispatchScope::kCluster &&
+      config_.container_memory != ContainerMemory::kWeightsResident &&
+      !policies_.dispatcher->wants_platform_view()) {
+    for (auto& q : queues_) {
+      auto set = policies_.dispatcher->idle_set();
+      if (!set) break;
+      q->dispatchable.emplace();
+      q->dispatchable->set = std::move(set);
+    }
+  }
   sim_.schedule_at(sim_.now(), [this] { tick(); });
 }
 
@@ -79,6 +91,7 @@ ControlPlane::~ControlPlane() = default;
 // What the fleet reports
 
 void ControlPlane::revocation_notice(int host) {
+  dispatchability_changed();  // the host is no longer available
   schedule_reroute();
   stop_on_host(host);
 }
@@ -91,10 +104,12 @@ std::uint64_t ControlPlane::revoked(int host) {
 }
 
 void ControlPlane::releasing(int host) {
+  dispatchability_changed();  // the host is no longer available
   stop_on_host(host);
 }
 
 void ControlPlane::host_added(int /*host*/) {
+  dispatchability_changed();
   pump_all();
 }
 

@@ -62,6 +62,21 @@ class ControlPlane final : private FleetEvents {
   // Request path (request_path.cpp).
   void pump(Queue& q);
   void pump_all();
+  /// Without idle sets: scans q.idle for the dispatchable instances (dropping the ids no
+  /// longer idle) and returns the largest batch one takes; nullopt if there is none.
+  std::optional<int> scan_idle(Queue& q);
+  // Idle sets (idle_sets.cpp): Queue::dispatchable kept as instances change.
+  [[nodiscard]] bool dispatchable(const Inst& inst) const;
+  void enter_idle_set(Queue& q, const Inst& inst);
+  void leave_idle_set(Queue& q, InstanceId id);
+  /// Rebuilds q's set by the scan (after dispatchable_epoch_ moved).
+  void resync_idle_set(Queue& q);
+  /// Throws std::logic_error unless q's set is what the scan would find (debug builds check
+  /// it before every dispatch).
+  void check_idle_set(const Queue& q) const;
+  /// Something no idle set follows changed (a host's availability, an instance's `held` or
+  /// its latency): every set is rebuilt before its next dispatch.
+  void dispatchability_changed() { ++dispatchable_epoch_; }
   // Per-node dispatch (DispatchScope::kNode): the gateway and the node queues.
   Queue& route(Queue& cluster, int exclude_host);
   Queue& node_queue(Queue& cluster, int host);
@@ -148,6 +163,7 @@ class ControlPlane final : private FleetEvents {
   InstanceId next_instance_ = 1;
   std::uint64_t next_batch_ = 1;
   bool planned_ = false;
+  std::uint64_t dispatchable_epoch_ = 1;  ///< see dispatchability_changed()
 
   // Counters for the summary.
   std::uint64_t running_requests_ = 0;

@@ -128,6 +128,7 @@ void ControlPlane::became_idle(Inst& inst) {
   Fn& fn = *inst.fn;
   const InstanceId id = inst.id;
   add_idle(*fn.queue, id);
+  if (fn.queue->dispatchable && dispatchable(inst)) enter_idle_set(*fn.queue, inst);
   pump(*fn.queue);
   if (config_.dispatch_scope == DispatchScope::kNode) {
     // The cluster queue first (requests that arrived before any node hosted the function),
@@ -181,6 +182,7 @@ void ControlPlane::stop(Inst& inst) {
 
 void ControlPlane::terminate(Inst& inst) {
   const Time now = sim_.now();
+  if (inst.fn->queue->dispatchable) leave_idle_set(*inst.fn->queue, inst.id);
   if (inst.replica) end_replica(inst);
   inst.timer.cancel();
   inst.admit.cancel();

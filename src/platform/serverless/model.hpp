@@ -20,6 +20,7 @@
 #include "sim/network/transfer_manager.hpp"
 #include "sim/platform/request_queue.hpp"
 #include "sim/platform/serverless_config.hpp"
+#include "sim/policy/dispatcher.hpp"
 #include "sim/traces/arrival_source.hpp"
 
 namespace sim::platform::serverless {
@@ -46,6 +47,16 @@ struct Queue {
   /// repeats (see add_idle): a flat vector, because every dispatch scans it and a std::set's
   /// scattered nodes made that scan a third of a large run's time.
   std::vector<InstanceId> idle;
+  /// With a dispatcher's idle sets (Dispatcher::idle_set; cluster-wide dispatch only): the
+  /// dispatchable instances, kept as they change rather than found by a scan per dispatch.
+  /// `idle` then loses an id as soon as its instance is dispatched or terminated.
+  struct Dispatchable {
+    std::unique_ptr<policy::IdleSet> set;
+    std::vector<InstanceId> ids;     ///< the set's members, ascending
+    std::map<int, int> batch_sizes;  ///< members by config.max_batch
+    std::uint64_t epoch = 0;         ///< ControlPlane::dispatchable_epoch_ it is up to
+  };
+  std::optional<Dispatchable> dispatchable;
   EventHandle wake;
   Time wake_at;
   int host = -1;                                ///< a node queue's host; -1: the cluster-wide queue

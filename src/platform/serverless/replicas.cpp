@@ -79,6 +79,7 @@ bool ControlPlane::start_partitioned(Fn& fn, const policy::InstanceConfig& confi
 void ControlPlane::part_ready(Inst& inst) {
   // Every part waits (held) until the whole replica is ready; then only the head serves.
   inst.held = true;
+  dispatchability_changed();
   Inst* head = inst.replica->head == 0 ? &inst : find(inst.replica->head);
   if (head == nullptr || !head->replica) return;
   if (--head->replica->parts_waiting > 0) return;
@@ -105,6 +106,7 @@ void ControlPlane::complete_model(InstanceId hid) {
     host.cache.insert(i->fn->spec.model, i->fn->bytes, host.cache_capacity());
     i->replica.reset();
     i->held = false;
+    dispatchability_changed();  // held, and the dispatcher's view: batch_latency_s
     i->pipeline_latency_s = i->pipeline_interval_s = 0.0;
     detach_pipeline(*i);  // batches in flight drain through it
     i->batch_latency_s = i->unit->predict_solo_s(*i->fn->model, i->config.max_batch);

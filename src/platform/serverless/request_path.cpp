@@ -152,6 +152,43 @@ void ControlPlane::reroute_stranded() {
     pump(*q);
 }
 
+std::optional<int> ControlPlane::scan_idle(Queue& q) {
+  // Drop the ids that are no longer dispatchable, keeping the others in order, and find the
+  // largest batch an idle instance on an available host takes.
+  int max_batch = 0;
+  bool any = false;
+  bool short_of_memory = false;
+  std::size_t kept = 0;
+  for (const InstanceId id : q.idle) {
+    Inst* i = find(id);
+    if (i == nullptr || i->life.state() != InstanceState::kIdle || i->held) continue;
+    q.idle[kept++] = id;
+    if (!fleet_->host(i->loc.host).available) continue;
+    if (!activations_fit(*i)) {
+      // Offered again when a batch releases memory (finish_batch); never over-committed.
+      short_of_memory = true;
+      i->short_of_memory = true;
+      continue;
+    }
+    if (i->short_of_memory) {
+      i->short_of_memory = false;
+      i->memory_ready_at = sim_.now();
+    }
+    any = true;
+    max_batch = std::max(max_batch, i->config.max_batch);
+  }
+  q.idle.resize(kept);
+  if (short_of_memory &&
+      std::find(memory_waiting_.begin(), memory_waiting_.end(), &q) == memory_waiting_.end()) {
+    memory_waiting_.push_back(&q);
+  }
+  if (!any) {
+    if (short_of_memory) accounting_.waited_for_memory();
+    return std::nullopt;
+  }
+  return max_batch;
+}
+
 void ControlPlane::pump(Queue& q) {
   // The batcher sees at most this many of the oldest requests, so that a long backlog does
   // not make every dispatch cost O(queue).
@@ -161,44 +198,23 @@ void ControlPlane::pump(Queue& q) {
   std::vector<bool> taken;
   const std::uint32_t fid = q.members.front()->id;
   while (!q.requests.empty()) {
-    // Drop the ids that are no longer dispatchable, keeping the others in order, and find the
-    // largest batch an idle instance on an available host takes. The dispatcher's views are
-    // built below only if the batcher takes a batch: most arrivals join a partial batch, and
-    // building a view of every idle instance for them was most of a dispatch's cost.
-    int max_batch = 0;
-    bool any = false;
-    bool short_of_memory = false;
-    std::size_t kept = 0;
-    for (const InstanceId id : q.idle) {
-      Inst* i = find(id);
-      if (i == nullptr || i->life.state() != InstanceState::kIdle || i->held) continue;
-      q.idle[kept++] = id;
-      if (!fleet_->host(i->loc.host).available) continue;
-      if (!activations_fit(*i)) {
-        // Offered again when a batch releases memory (finish_batch); never over-committed.
-        short_of_memory = true;
-        i->short_of_memory = true;
-        continue;
-      }
-      if (i->short_of_memory) {
-        i->short_of_memory = false;
-        i->memory_ready_at = sim_.now();
-      }
-      any = true;
-      max_batch = std::max(max_batch, i->config.max_batch);
+    // The dispatcher's views are built below only if the batcher takes a batch: most
+    // arrivals join a partial batch, and building a view of every idle instance for them was
+    // most of a dispatch's cost.
+    std::optional<int> max_batch;
+    if (q.dispatchable) {
+      if (q.dispatchable->epoch != dispatchable_epoch_) resync_idle_set(q);
+#ifndef NDEBUG
+      check_idle_set(q);
+#endif
+      if (!q.dispatchable->ids.empty()) max_batch = q.dispatchable->batch_sizes.rbegin()->first;
+    } else {
+      max_batch = scan_idle(q);
     }
-    q.idle.resize(kept);
-    if (short_of_memory &&
-        std::find(memory_waiting_.begin(), memory_waiting_.end(), &q) == memory_waiting_.end()) {
-      memory_waiting_.push_back(&q);
-    }
-    if (!any) {
-      if (short_of_memory) accounting_.waited_for_memory();
-      return;
-    }
+    if (!max_batch) return;
     const std::size_t n = std::min(q.requests.size(), kBatcherWindow);
     const auto qv = q.requests.window(n);
-    const policy::BatchQueueView bv{sim_.now(), fid, max_batch, qv};
+    const policy::BatchQueueView bv{sim_.now(), fid, *max_batch, qv};
     auto decision = policies_.batcher->select(bv);
     if (decision.take.empty()) {
       if (decision.retry_at && *decision.retry_at > sim_.now() &&
@@ -210,20 +226,25 @@ void ControlPlane::pump(Queue& q) {
       }
       return;
     }
-    // The batcher changed nothing: the instances of q.idle on available hosts whose
-    // activations fit are exactly the dispatchable ones found above.
-    idle.clear();
-    idle.reserve(q.idle.size());
-    for (const InstanceId id : q.idle) {
-      const Inst* i = find(id);
-      if (fleet_->host(i->loc.host).available && activations_fit(*i)) {
-        idle.push_back(instance_view(*i));
+    std::optional<InstanceId> chosen;
+    if (q.dispatchable) {
+      chosen = q.dispatchable->set->choose({sim_.now(), fid, {}, qv, decision.take, nullptr});
+    } else {
+      // The batcher changed nothing: the instances of q.idle on available hosts whose
+      // activations fit are exactly the dispatchable ones found above.
+      idle.clear();
+      idle.reserve(q.idle.size());
+      for (const InstanceId id : q.idle) {
+        const Inst* i = find(id);
+        if (fleet_->host(i->loc.host).available && activations_fit(*i)) {
+          idle.push_back(instance_view(*i));
+        }
       }
+      std::optional<policy::PlatformView> pv;
+      if (policies_.dispatcher->wants_platform_view()) pv = view();
+      const policy::DispatchView dv{sim_.now(), fid, idle, qv, decision.take, pv ? &*pv : nullptr};
+      chosen = policies_.dispatcher->choose(dv);
     }
-    std::optional<policy::PlatformView> pv;
-    if (policies_.dispatcher->wants_platform_view()) pv = view();
-    const policy::DispatchView dv{sim_.now(), fid, idle, qv, decision.take, pv ? &*pv : nullptr};
-    const auto chosen = policies_.dispatcher->choose(dv);
     if (!chosen) return;
     Inst* inst = find(*chosen);
     if (inst == nullptr || !serves(*inst, q) || inst->life.state() != InstanceState::kIdle) {
@@ -254,6 +275,7 @@ void ControlPlane::pump(Queue& q) {
 
 void ControlPlane::run_batch(Inst& inst, std::vector<Request> batch) {
   const Time now = sim_.now();
+  if (inst.fn->queue->dispatchable) leave_idle_set(*inst.fn->queue, inst.id);
   inst.timer.cancel();
   inst.life.transition(InstanceEvent::kDispatched, now);
   inst.dispatch = now;

@@ -42,8 +42,13 @@ std::vector<Configuration> configurations(const LatencyPredictor& predictor, int
 
 std::vector<Configuration> available_configs(const LatencyPredictor& predictor, int batch,
                                              double residual_rps, double t_slo_s) {
+  return available_configs(configurations(predictor, batch, t_slo_s), batch, residual_rps, t_slo_s);
+}
+
+std::vector<Configuration> available_configs(const std::vector<Configuration>& configs, int batch,
+                                             double residual_rps, double t_slo_s) {
   std::vector<Configuration> out;
-  for (const Configuration& c : configurations(predictor, batch, t_slo_s)) {
+  for (const Configuration& c : configs) {
     // INFless Algorithm 1, lines 20-26.
     if (batch == 1) {
       if (c.t_exec_s <= t_slo_s) out.push_back(c);

@@ -50,5 +50,8 @@ std::vector<Configuration> configurations(const LatencyPredictor& predictor, int
 /// needs t_exec <= t_slo / 2 and R_k > r_low (the batch fills before its waiting timeout).
 std::vector<Configuration> available_configs(const LatencyPredictor& predictor, int batch,
                                              double residual_rps, double t_slo_s);
+/// The same, from batch b's configurations() already computed.
+std::vector<Configuration> available_configs(const std::vector<Configuration>& configs, int batch,
+                                             double residual_rps, double t_slo_s);
 
 }  // namespace sim::policy::infless

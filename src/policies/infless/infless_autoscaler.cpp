@@ -23,6 +23,15 @@ Decisions InflessAutoscaler::decide(const PlatformView& view) {
   Decisions d;
   std::vector<ServerState> servers = servers_of(view);
   const double beta = conversion_factor(config_.cpu_gflops_per_thread, config_.gpu_gflops);
+  // The serving instances of each function, in the view's order: one pass over the instances
+  // rather than one per function.
+  std::vector<std::vector<const InstanceView*>> serving_of;
+  for (const InstanceView& i : view.instances) {
+    if (!serving(i)) continue;
+    if (i.function >= serving_of.size()) serving_of.resize(i.function + 1);
+    serving_of[i.function].push_back(&i);
+  }
+  const std::vector<const InstanceView*> none;
   for (const FunctionView& f : view.functions) {
     if (f.profile == nullptr || !f.profile->operators || !f.gpu) continue;
     const LatencyPredictor predictor(*f.profile->operators, config_.latency_factor);
@@ -33,8 +42,10 @@ Decisions InflessAutoscaler::decide(const PlatformView& view) {
     if (f.live() == 0 && f.queue_length > 0) rate = std::max(rate, 1.0);
     std::vector<RateBounds> bounds;
     std::vector<InstanceId> ids;
-    for (const InstanceView& i : view.instances) {
-      if (i.function != f.id || !serving(i)) continue;
+    const std::vector<const InstanceView*>& mine =
+        f.id < serving_of.size() ? serving_of[f.id] : none;
+    for (const InstanceView* ip : mine) {
+      const InstanceView& i = *ip;
       const auto t = predictor.t_exec_s(i.config.max_batch, i.config.cpu_threads,
                                         static_cast<int>(std::lround(100.0 * i.config.gpu_share)));
       const double t_exec = t ? *t : i.batch_latency_s * predictor.factor();

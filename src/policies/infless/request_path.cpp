@@ -4,8 +4,37 @@
 #include <cmath>
 
 #include "rate_bounds.hpp"
+#include "smooth_wrr.hpp"
 
 namespace sim::policy::infless {
+
+namespace {
+
+// The weight r_up = floor(1 / t_exec) * b (INFless eq. 1) of an instance whose t_exec is t,
+// at least 1. An integer: floor() times an integer.
+double rate_split_weight(double t, int max_batch) {
+  return t > 0 ? std::max(1.0, rate_bounds(t, 2.0 * t, max_batch).r_up) : 1.0;
+}
+
+class RateSplitIdleSet final : public IdleSet {
+ public:
+  explicit RateSplitIdleSet(double latency_factor) : latency_factor_(latency_factor) {}
+  void insert(const InstanceView& i) override {
+    const double w = rate_split_weight(i.batch_latency_s * latency_factor_, i.config.max_batch);
+    // Beyond kMaxWeight (t_exec below ~1 ps) the cast is bounded and insert() rejects it.
+    set_.insert(i.id, w > static_cast<double>(SmoothWrrSet::kMaxWeight)
+                          ? SmoothWrrSet::kMaxWeight + 1
+                          : static_cast<std::int64_t>(w));
+  }
+  void erase(InstanceId id) override { set_.erase(id); }
+  std::optional<InstanceId> choose(const DispatchView& /*view*/) override { return set_.choose(); }
+
+ private:
+  double latency_factor_;
+  SmoothWrrSet set_;
+};
+
+}  // namespace
 
 BatchDecision SloBudgetBatcher::select(const BatchQueueView& view) {
   BatchDecision d;
@@ -48,7 +77,7 @@ std::optional<InstanceId> RateSplitDispatcher::choose(const DispatchView& view) 
     const double t = i.batch_latency_s * latency_factor_;
     Credit& k = current_[i.id];
     if (k.t_exec != t || k.batch != i.config.max_batch) {
-      k.weight = t > 0 ? std::max(1.0, rate_bounds(t, 2.0 * t, i.config.max_batch).r_up) : 1.0;
+      k.weight = rate_split_weight(t, i.config.max_batch);
       k.t_exec = t;
       k.batch = i.config.max_batch;
     }
@@ -63,6 +92,10 @@ std::optional<InstanceId> RateSplitDispatcher::choose(const DispatchView& view) 
   }
   *pick_credit -= total;
   return pick->id;
+}
+
+std::unique_ptr<IdleSet> RateSplitDispatcher::idle_set() {
+  return std::make_unique<RateSplitIdleSet>(latency_factor_);
 }
 
 }  // namespace sim::policy::infless

@@ -29,6 +29,9 @@ class RateSplitDispatcher final : public Dispatcher {
  public:
   explicit RateSplitDispatcher(double latency_factor) : latency_factor_(latency_factor) {}
   std::optional<InstanceId> choose(const DispatchView& view) override;
+  /// The same choices, incrementally (SmoothWrrSet): O(distinct weights) per dispatch instead
+  /// of O(idle instances).
+  [[nodiscard]] std::unique_ptr<IdleSet> idle_set() override;
 
  private:
   double latency_factor_;

@@ -13,10 +13,17 @@ double unified_resource(double threads, double gpu_percent, double beta) {
 }
 
 double resource_efficiency(double r_up, double demand, double server_available, double e_max) {
+  return efficiency_on(efficiency_numerator(r_up, demand, e_max), demand, server_available);
+}
+
+double efficiency_numerator(double r_up, double demand, double e_max) {
   // INFless eq. (10).
-  const double per_resource = r_up / demand / e_max;
+  return r_up / demand / e_max;
+}
+
+double efficiency_on(double numerator, double demand, double server_available) {
   const double fragment = std::max(kMinFragment, 1.0 - demand / server_available);
-  return per_resource / fragment;
+  return numerator / fragment;
 }
 
 }  // namespace sim::policy::infless

@@ -17,6 +17,12 @@ double unified_resource(double threads, double gpu_percent, double beta);
 /// `kMinFragment` (the public code adds 0.001 for the same reason).
 double resource_efficiency(double r_up, double demand, double server_available, double e_max);
 
+/// Eq. (10) in two steps, for a search over many servers: the numerator r_up / demand / e_max
+/// (per configuration), then the quotient by the fragment (per server). The same arithmetic
+/// as resource_efficiency().
+double efficiency_numerator(double r_up, double demand, double e_max);
+double efficiency_on(double numerator, double demand, double server_available);
+
 inline constexpr double kMinFragment = 1e-3;
 
 }  // namespace sim::policy::infless

@@ -38,13 +38,20 @@ std::vector<ServerState> servers_of(const PlatformView& view) {
     }
     out.push_back(std::move(s));
   }
+  // Each GPU's share is reduced by its instances', in the view's order. Servers are found by
+  // host index (a host appears once), not by a scan of all servers per instance.
+  std::vector<int> at(view.hosts.size(), -1);
+  for (std::size_t k = 0; k < out.size(); ++k) {
+    const auto h = static_cast<std::size_t>(out[k].host);
+    if (h >= at.size()) at.resize(h + 1, -1);
+    at[h] = static_cast<int>(k);
+  }
   for (const InstanceView& i : view.instances) {
-    if (i.config.cpu_threads <= 0 || i.location.gpu < 0) continue;
-    for (ServerState& s : out) {
-      if (s.host != i.location.host) continue;
-      for (GpuSlot& g : s.gpus)
-        if (g.gpu == i.location.gpu) g.share_free -= i.config.gpu_share;
-    }
+    if (i.config.cpu_threads <= 0 || i.location.gpu < 0 || i.location.host < 0) continue;
+    const auto h = static_cast<std::size_t>(i.location.host);
+    if (h >= at.size() || at[h] < 0) continue;
+    for (GpuSlot& g : out[static_cast<std::size_t>(at[h])].gpus)
+      if (g.gpu == i.location.gpu) g.share_free -= i.config.gpu_share;
   }
   for (ServerState& s : out)
     for (GpuSlot& g : s.gpus)
@@ -105,11 +112,15 @@ std::vector<PlacedInstance> schedule(double residual_rps, const ScheduleOptions&
                                      const LatencyPredictor& predictor,
                                      std::vector<ServerState>& servers) {
   std::vector<PlacedInstance> out;
+  // Each batch size's configurations, once: they depend on the batch and the SLO only.
+  std::vector<std::vector<Configuration>> configs_of;
+  configs_of.reserve(options.batches.size());
   // e_max: eq. (10)'s numerator is normalised by the best r_up per unified resource of any
   // profiled configuration of this function at its SLO.
   double e_max = 0.0;
   for (int b : options.batches) {
-    for (const Configuration& c : configurations(predictor, b, options.t_slo_s)) {
+    configs_of.push_back(configurations(predictor, b, options.t_slo_s));
+    for (const Configuration& c : configs_of.back()) {
       const double budget = b == 1 ? options.t_slo_s : options.t_slo_s / 2.0;
       if (c.t_exec_s > budget) continue;
       e_max =
@@ -117,11 +128,19 @@ std::vector<PlacedInstance> schedule(double residual_rps, const ScheduleOptions&
     }
   }
   if (e_max <= 0.0) return out;
+  // beta C_j + G_j of each server, kept up to date: a placement books one server.
+  std::vector<double> available;
+  if (options.resource_scheduling) {
+    available.reserve(servers.size());
+    for (const ServerState& s : servers)
+      available.push_back(s.available(options.beta));
+  }
   // INFless Algorithm 1, lines 2-15.
   while (residual_rps > 0.0 && static_cast<int>(out.size()) < options.max_instances) {
     bool placed = false;
-    for (int b : options.batches) {
-      const auto candidates = available_configs(predictor, b, residual_rps, options.t_slo_s);
+    for (std::size_t bi = 0; bi < options.batches.size(); ++bi) {
+      const int b = options.batches[bi];
+      const auto candidates = available_configs(configs_of[bi], b, residual_rps, options.t_slo_s);
       if (candidates.empty()) continue;  // try the next largest batch size
       std::optional<std::size_t> best_k;
       std::size_t best_j = 0;
@@ -131,11 +150,11 @@ std::vector<PlacedInstance> schedule(double residual_rps, const ScheduleOptions&
         for (std::size_t k = 0; k < candidates.size(); ++k) {
           const Configuration& c = candidates[k];
           const double demand = unified_resource(c.threads, c.gpu_percent, options.beta);
+          const double numerator = efficiency_numerator(c.bounds.r_up, demand, e_max);
           for (std::size_t j = 0; j < servers.size(); ++j) {
             const int g = gpu_for(servers[j], c, options);
             if (g < 0) continue;
-            const double e = resource_efficiency(c.bounds.r_up, demand,
-                                                 servers[j].available(options.beta), e_max);
+            const double e = efficiency_on(numerator, demand, available[j]);
             if (e > best_e) {  // strictly greater: ties go to the first visited
               best_e = e;
               best_k = k;
@@ -163,6 +182,7 @@ std::vector<PlacedInstance> schedule(double residual_rps, const ScheduleOptions&
       const Configuration& c = candidates[*best_k];
       ServerState& s = servers[best_j];
       book(s, best_gpu, c, options);
+      if (options.resource_scheduling) available[best_j] = s.available(options.beta);
       out.push_back({c, Location{s.host, s.gpus[static_cast<std::size_t>(best_gpu)].gpu, -1}});
       residual_rps -= c.bounds.r_up;
       placed = true;

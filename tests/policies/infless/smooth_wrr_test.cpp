@@ -1,0 +1,182 @@
+// The incremental smooth weighted round robin (SmoothWrrSet, RateSplitDispatcher::idle_set)
+// against the direct form over random sequences of membership changes and choices.
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <stdexcept>
+#include <vector>
+
+#include "sim/engine/random.hpp"
+#include "infless/request_path.hpp"
+#include "infless/smooth_wrr.hpp"
+
+namespace sim::policy::infless {
+namespace {
+
+// The direct form: every member (ascending id) gains its weight in doubles, the first
+// strictly richest is chosen and pays the total. Credits outlive membership.
+class DirectWrr {
+ public:
+  void insert(InstanceId id, double w) {
+    members_[id] = w;
+    credit_.try_emplace(id, 0.0);
+  }
+  void erase(InstanceId id) { members_.erase(id); }
+  std::optional<InstanceId> choose() {
+    if (members_.empty()) return std::nullopt;
+    double total = 0.0;
+    std::optional<InstanceId> pick;
+    for (const auto& [id, w] : members_) {
+      total += w;
+      credit_[id] += w;
+      if (!pick || credit_[id] > credit_[*pick]) pick = id;
+    }
+    credit_[*pick] -= total;
+    return pick;
+  }
+  double credit(InstanceId id) const {
+    const auto it = credit_.find(id);
+    return it == credit_.end() ? 0.0 : it->second;
+  }
+
+ private:
+  std::map<InstanceId, double> members_;
+  std::map<InstanceId, double> credit_;
+};
+
+// nginx's example, by hand: weights a 5, b 1, c 1 give a a b a c a a (credits after each
+// round: a -2, a -4, b -4, a -1, c -2, a 2, a 0).
+TEST(SmoothWrrSet, KnownSequence) {
+  SmoothWrrSet s;
+  s.insert(1, 5);
+  s.insert(2, 1);
+  s.insert(3, 1);
+  std::vector<InstanceId> got;
+  for (int k = 0; k < 7; ++k)
+    got.push_back(*s.choose());
+  EXPECT_EQ(got, (std::vector<InstanceId>{1, 1, 2, 1, 3, 1, 1}));
+  EXPECT_EQ(s.credit(1), 0);
+  EXPECT_EQ(s.credit(2), 0);
+  EXPECT_EQ(s.credit(3), 0);
+}
+
+// Leaving keeps the credit: after round 3 (a 1, b -4, c 3) b and c leave; a alone gains and
+// pays 5 (stays 1); b returns with -4: a 6 > b -3, a pays 6 (0); c keeps 3 throughout.
+TEST(SmoothWrrSet, CreditOutlivesMembership) {
+  SmoothWrrSet s;
+  s.insert(1, 5);
+  s.insert(2, 1);
+  s.insert(3, 1);
+  for (int k = 0; k < 3; ++k)
+    s.choose();
+  s.erase(2);
+  s.erase(3);
+  EXPECT_FALSE(s.contains(2));
+  EXPECT_EQ(s.credit(2), -4);
+  EXPECT_EQ(s.choose(), 1);  // a: 1 + 5 - 5
+  EXPECT_EQ(s.credit(1), 1);
+  s.insert(2, 1);
+  EXPECT_EQ(s.choose(), 1);  // a 6, b -3
+  EXPECT_EQ(s.credit(1), 0);
+  EXPECT_EQ(s.credit(2), -3);
+  EXPECT_EQ(s.credit(3), 3);
+  EXPECT_EQ(s.size(), 2U);
+}
+
+TEST(SmoothWrrSet, EmptyAndInvalid) {
+  SmoothWrrSet s;
+  EXPECT_EQ(s.choose(), std::nullopt);
+  EXPECT_THROW(s.insert(1, 0), std::invalid_argument);
+  EXPECT_THROW(s.insert(1, SmoothWrrSet::kMaxWeight + 1), std::invalid_argument);
+  s.erase(7);  // not a member: nothing happens
+  EXPECT_EQ(s.size(), 0U);
+}
+
+// Random inserts (new ids, returning ids, weight changes of members), erases and choices;
+// every choice and every credit equals the direct form's. rebase_every 5 (and the default)
+// exercise the rebasing of keys.
+TEST(SmoothWrrSet, MatchesDirectFormOnRandomSequences) {
+  for (const std::int64_t rebase : {std::int64_t{5}, std::int64_t{1} << 22}) {
+    for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+      RandomStream rng(seed);
+      SmoothWrrSet fast(rebase);
+      DirectWrr direct;
+      const auto ids = rng.uniform_int(2, 40);
+      // Few distinct weights (as INFless configurations give), sometimes many.
+      const auto weights = seed % 4 == 0 ? 1000 : rng.uniform_int(1, 4);
+      for (int op = 0; op < 3000; ++op) {
+        const auto id = static_cast<InstanceId>(rng.uniform_int(1, ids));
+        const double u = rng.uniform01();
+        if (u < 0.3) {
+          const auto w = static_cast<std::int64_t>(rng.uniform_int(1, weights) * 7);
+          fast.insert(id, w);
+          direct.insert(id, static_cast<double>(w));
+        } else if (u < 0.5) {
+          fast.erase(id);
+          direct.erase(id);
+        } else {
+          const auto a = fast.choose();
+          const auto b = direct.choose();
+          ASSERT_EQ(a, b) << "seed " << seed << " op " << op;
+          if (a) {
+            ASSERT_EQ(static_cast<double>(fast.credit(*a)), direct.credit(*a));
+          }
+        }
+      }
+      for (InstanceId id = 1; id <= ids; ++id)
+        EXPECT_EQ(static_cast<double>(fast.credit(id)), direct.credit(id)) << "seed " << seed;
+    }
+  }
+}
+
+InstanceView view(InstanceId id, double latency_s, int batch) {
+  InstanceView v;
+  v.id = id;
+  v.batch_latency_s = latency_s;
+  v.config.max_batch = batch;
+  return v;
+}
+
+// The dispatcher's idle set against the dispatcher itself, shown the same idle instances
+// (ascending ids) at every dispatch: random instances become idle (with a latency and batch
+// that may change, or 0 latency: weight 1), leave, and batches are dispatched.
+TEST(RateSplitIdleSet, MatchesChooseOnRandomSequences) {
+  const std::vector<double> latencies = {0.0, 0.0123, 0.05, 0.1, 0.037, 0.21};
+  for (std::uint64_t seed = 1; seed <= 30; ++seed) {
+    RandomStream rng(seed);
+    RateSplitDispatcher direct(1.3);
+    RateSplitDispatcher incremental(1.3);
+    auto set = incremental.idle_set();
+    ASSERT_NE(set, nullptr);
+    std::map<InstanceId, InstanceView> idle;
+    for (int op = 0; op < 3000; ++op) {
+      const auto id = static_cast<InstanceId>(rng.uniform_int(1, 30));
+      const double u = rng.uniform01();
+      if (u < 0.35) {
+        const auto v = view(id, latencies[rng.uniform_int(0, latencies.size() - 1)],
+                            static_cast<int>(rng.uniform_int(1, 8)));
+        idle[id] = v;
+        set->insert(v);
+      } else if (u < 0.55) {
+        idle.erase(id);
+        set->erase(id);
+      } else {
+        std::vector<InstanceView> shown;
+        for (const auto& [i, v] : idle)
+          shown.push_back(v);
+        const auto a = direct.choose(DispatchView{ms(op), 0, shown});
+        const auto b = set->choose(DispatchView{ms(op), 0, {}});
+        ASSERT_EQ(a, b) << "seed " << seed << " op " << op;
+        // The platform dispatches the chosen instance: it is no longer idle.
+        if (b && rng.uniform01() < 0.8) {
+          idle.erase(*b);
+          set->erase(*b);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace sim::policy::infless
