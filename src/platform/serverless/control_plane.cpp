@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "cold_start_stats.hpp"
+#include "feasibility.hpp"
 #include "function_table.hpp"
 #include "records.hpp"
 #include "sim/network/topology_config.hpp"
@@ -63,6 +64,11 @@ ControlPlane::ControlPlane(ServerlessConfig config, const gpu::ModelCatalog& cat
 
   auto table = build_function_table(config_, catalog_, sim_, context_.labels);
   fns_ = std::move(table.functions);
+  for (auto& fn : fns_) {
+    const MemoryCharge charge = memory_charge(*fn, fn->spec.config, config_.container_memory);
+    fn->resident_gb = charge.resident_gb;
+    fn->activation_gb = charge.activation_gb;
+  }
   queues_ = std::move(table.queues);
   fleet_->build();
   sim_.schedule_at(sim_.now(), [this] { tick(); });
