@@ -1,5 +1,6 @@
 #include "sim/cluster/host.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "sim/gpu_models/exclusive_unit.hpp"
@@ -118,16 +119,27 @@ int GpuDevice::instances() const {
   return n;
 }
 
-void GpuDevice::reserve(int slice, double gb) {
+void GpuDevice::reserve(int slice, double gb, double activation_gb) {
   reserved_gb_[index(slice)] += gb;
   ++instances_[index(slice)];
+  if (activation_gb > 0) activations_[index(slice)].push_back(activation_gb);
 }
 
-void GpuDevice::release(int slice, double gb) {
+void GpuDevice::release(int slice, double gb, double activation_gb) {
   const auto i = index(slice);
   reserved_gb_[i] -= gb;
   --instances_[i];
   if (instances_[i] == 0) reserved_gb_[i] = 0.0;  // no drift
+  if (activation_gb > 0) {
+    auto& a = activations_[i];
+    const auto it = std::find(a.begin(), a.end(), activation_gb);
+    if (it != a.end()) a.erase(it);
+  }
+}
+
+double GpuDevice::activation_room_gb(int slice) const {
+  const auto& a = activations_[index(slice)];
+  return a.empty() ? 0.0 : *std::max_element(a.begin(), a.end());
 }
 
 bool GpuDevice::hold(int slice, double gb) {
@@ -166,6 +178,7 @@ void GpuDevice::geometry_changed() {
   reserved_gb_.assign(places(), 0.0);
   instances_.assign(places(), 0);
   held_gb_.assign(places(), 0.0);
+  activations_.assign(places(), {});
 }
 
 double Host::cost_usd(Time end) const {

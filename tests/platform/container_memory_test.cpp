@@ -106,6 +106,94 @@ TEST(ContainerMemory, PlacementKeepsRoomForTheLargestActivations) {
   EXPECT_DOUBLE_EQ(v.hosts[0].gpus[0].memory_free_gb, 32.0);
 }
 
+// The policies' view reports the memory as the platform holds it (PlatformView docs): per
+// function what a container keeps and what its batch adds, per place the instances' resident
+// memory, the activations of running batches, and the room placement keeps.
+TEST(ContainerMemory, ViewReportsResidentActivationsAndRoom) {
+  auto p = testing::reference_policies();
+  p.autoscaler = std::make_unique<ref::FixedPoolAutoscaler>(2);
+  Harness h(one_mps_gpu(ContainerMemory::kWeightsResident), std::move(p));
+  h.arrive(seconds(200.0), 0);
+  h.arrive(seconds(200.5), 0);
+  std::vector<policy::GpuView> at;
+  for (const double t : {199.0, 202.0})
+    h.sim.schedule_at(seconds(t), [&] { at.push_back(h.platform->view().hosts[0].gpus[0]); });
+  h.sim.run_until(seconds(300));
+  const auto v = h.platform->view();
+  ASSERT_EQ(v.functions.size(), 1u);
+  // W = 10 GB of 25: 10 resident, 15 per running batch.
+  EXPECT_DOUBLE_EQ(v.functions[0].device_memory_gb, 25.0);
+  EXPECT_DOUBLE_EQ(v.functions[0].resident_gb, 10.0);
+  EXPECT_DOUBLE_EQ(v.functions[0].activation_gb, 15.0);
+  ASSERT_EQ(at.size(), 2u);
+  // 199 s, both idle: 2 x 10 resident, nothing running, room 15, free 40 - 20 = 20.
+  EXPECT_DOUBLE_EQ(at[0].resident_gb, 20.0);
+  EXPECT_DOUBLE_EQ(at[0].activations_gb, 0.0);
+  EXPECT_DOUBLE_EQ(at[0].activation_room_gb, 15.0);
+  EXPECT_DOUBLE_EQ(at[0].memory_free_gb, 20.0);
+  // 202 s, r0 runs (r1 waits for memory): 15 GB of activations held, free 40 - 20 - 15 = 5.
+  EXPECT_DOUBLE_EQ(at[1].resident_gb, 20.0);
+  EXPECT_DOUBLE_EQ(at[1].activations_gb, 15.0);
+  EXPECT_DOUBLE_EQ(at[1].activation_room_gb, 15.0);
+  EXPECT_DOUBLE_EQ(at[1].memory_free_gb, 5.0);
+  // A third container does not fit (3 x 10 + 15 = 45 > 40 GB), by the platform's rule as the
+  // policies' container_fits() applies it to these figures.
+  EXPECT_FALSE(policy::container_fits(v.functions[0], at[0]));
+}
+
+TEST(ContainerMemory, ViewUnderBatchFootprintHasNoActivations) {
+  auto p = testing::reference_policies();
+  p.autoscaler = std::make_unique<ref::FixedPoolAutoscaler>(2);
+  Harness h(one_mps_gpu(ContainerMemory::kBatchFootprint), std::move(p));
+  h.sim.run_until(seconds(300));
+  const auto v = h.platform->view();
+  EXPECT_DOUBLE_EQ(v.functions[0].resident_gb, 25.0);
+  EXPECT_DOUBLE_EQ(v.functions[0].activation_gb, 0.0);
+  const auto& g = v.hosts[0].gpus[0];
+  // One instance (the second's 25 GB do not fit): 25 resident, free 15, no room kept.
+  EXPECT_DOUBLE_EQ(g.resident_gb, 25.0);
+  EXPECT_DOUBLE_EQ(g.activations_gb, 0.0);
+  EXPECT_DOUBLE_EQ(g.activation_room_gb, 0.0);
+  EXPECT_DOUBLE_EQ(g.memory_free_gb, 15.0);
+  EXPECT_FALSE(policy::container_fits(v.functions[0], g));
+}
+
+TEST(ContainerMemory, ViewOfMigSlicesAndTheRoomOfTwoModels) {
+  // MIG (4g.20gb, 2g.10gb, 1g.5gb). f: footprint 4 GB, W = 1 GB, A = 3 GB; g: footprint
+  // 9 GB, W = 0.5 GB, A = 8.5 GB. First fit (free >= footprint) puts the three f containers
+  // and then the g container on the 4g (free 20, 19, 18, 17 >= 9).
+  auto t = testing::host(1);
+  t.spec.gpus[0].sharing = cluster::GpuSharing::kMps;
+  t.spec.gpus[0].mig = {"4g.20gb", "2g.10gb", "1g.5gb"};
+  ServerlessConfig c = testing::config(t);
+  c.container_memory = ContainerMemory::kWeightsResident;
+  c.functions.push_back(testing::function("f", "test/mps30ms", 1));
+  c.functions.back().device_memory_gb = 4.0;
+  c.functions.back().model_bytes = 1e9;
+  c.functions.push_back(testing::function("g", "test/mps30ms", 1));
+  c.functions.back().device_memory_gb = 9.0;
+  c.functions.back().model_bytes = 0.5e9;
+  auto p = testing::reference_policies();
+  p.autoscaler = std::make_unique<ref::FixedPoolAutoscaler>(3);
+  Harness h(c, std::move(p));
+  h.sim.run_until(seconds(300));
+  const auto v = h.platform->view();
+  const auto& s = v.hosts[0].gpus[0].slices;
+  ASSERT_EQ(s.size(), 3u);
+  std::size_t on_4g = 0;
+  for (const auto& i : v.instances)
+    on_4g += i.location.slice == 0 ? 1 : 0;
+  // 3 f (3 x 1 GB) + 3 g (3 x 0.5 GB), room max(3, 8.5) = 8.5: 4.5 + 8.5 = 13 <= 20.
+  EXPECT_EQ(on_4g, 6u);
+  EXPECT_EQ(s[0].profile, "4g.20gb");
+  EXPECT_DOUBLE_EQ(s[0].resident_gb, 4.5);
+  EXPECT_DOUBLE_EQ(s[0].activations_gb, 0.0);
+  EXPECT_DOUBLE_EQ(s[0].activation_room_gb, 8.5);
+  EXPECT_DOUBLE_EQ(s[0].memory_free_gb, 15.5);
+  EXPECT_DOUBLE_EQ(s[1].activation_room_gb, 0.0);
+  EXPECT_DOUBLE_EQ(s[1].memory_free_gb, 10.0);
+}
+
 // Property: over random footprints, weights, batch sizes and arrivals, on a whole MPS GPU and
 // on MIG slices, the memory in use on a GPU or slice never exceeds its capacity, and every
 // request is served (placement leaves room for a batch of every container).

@@ -66,8 +66,14 @@ class GpuDevice {
   [[nodiscard]] double reserved_gb(int slice) const;
   [[nodiscard]] int instances(int slice) const;
   [[nodiscard]] int instances() const;
-  void reserve(int slice, double gb);
-  void release(int slice, double gb);
+  /// An instance reserves `gb` for its lifetime; `activation_gb` is what each of its batches
+  /// will hold on top while it runs (ContainerMemory::kWeightsResident, else 0), remembered
+  /// for activation_room_gb(). release() takes the same two figures.
+  void reserve(int slice, double gb, double activation_gb = 0.0);
+  void release(int slice, double gb, double activation_gb = 0.0);
+  /// The largest activations among the place's instances (0 without any): the room the
+  /// platform's placement keeps free for a batch (serverless feasibility.cpp `fits`).
+  [[nodiscard]] double activation_room_gb(int slice) const;
   /// Memory a running batch holds on top of its instance's reservation (activations of
   /// ContainerMemory::kWeightsResident): taken only if it fits the place's free memory, so the
   /// memory in use never exceeds the place's; false (nothing taken) when it does not fit.
@@ -93,6 +99,7 @@ class GpuDevice {
   std::vector<double> reserved_gb_;
   std::vector<int> instances_;
   std::vector<double> held_gb_;
+  std::vector<std::vector<double>> activations_;  ///< per place, of each instance (> 0 only)
   int running_batches_ = 0;
   Time busy_since_;
   Time busy_total_;

@@ -105,11 +105,20 @@ struct InstanceView {
 struct FunctionView {
   std::uint32_t id = 0;
   std::string name;
-  std::string model;              ///< catalog name, e.g. "protean/resnet-50"
-  bool gpu = true;                ///< false: a CPU function
-  InstanceConfig config;          ///< the function's default instance configuration
-  double model_bytes = 0.0;       ///< bytes moved by a cold start
-  double device_memory_gb = 0.0;  ///< GPU memory an instance reserves
+  std::string model;         ///< catalog name, e.g. "protean/resnet-50"
+  bool gpu = true;           ///< false: a CPU function
+  InstanceConfig config;     ///< the function's default instance configuration
+  double model_bytes = 0.0;  ///< bytes moved by a cold start
+  /// The model's batch footprint (weights + a full batch's activations): what a container
+  /// holds while it runs a batch, under either `container_memory` of the platform.
+  double device_memory_gb = 0.0;
+  /// How the platform charges that footprint for an instance of `config` (docs/policy-authors.md
+  /// "Container memory"): `resident_gb` for the container's lifetime (the whole footprint under
+  /// batch-footprint, the weights under weights-resident) and `activation_gb` on top of it
+  /// while one of its batches runs (0 under batch-footprint). resident + activation = footprint
+  /// for a GPU function; both 0 for a CPU function.
+  double resident_gb = 0.0;
+  double activation_gb = 0.0;
   /// Solo latency (s) of a batch of config.max_batch on the first GPU type of the cluster (or
   /// on config.cpu_cores for CPU functions): the service time policies plan with.
   double batch_latency_s = 0.0;
@@ -141,12 +150,19 @@ struct FunctionView {
   [[nodiscard]] int live() const { return cold_starting + idle + busy; }
 };
 
+/// The GPU memory of a place (a MIG slice, or a whole GPU without MIG) as the platform holds
+/// it: memory_free_gb = memory_gb - resident_gb - activations_gb.
 struct SliceView {
   std::string profile;
   double memory_gb = 0.0;
-  double memory_free_gb = 0.0;  ///< after the reservations of the instances placed on it
+  double memory_free_gb = 0.0;  ///< not held by its instances nor by their running batches
   int instances = 0;
-  bool enabled = true;  ///< false while its MIG reconfiguration is in progress
+  bool enabled = true;          ///< false while its MIG reconfiguration is in progress
+  double resident_gb = 0.0;     ///< held by its instances for their lifetime (resident_gb each)
+  double activations_gb = 0.0;  ///< held by the batches running there (activation_gb each)
+  /// The largest activation_gb among its instances: the room the platform's placement keeps
+  /// free so that a batch of each can run (container_fits()).
+  double activation_room_gb = 0.0;
 };
 
 struct GpuView {
@@ -154,10 +170,13 @@ struct GpuView {
   GpuSharing sharing = GpuSharing::kExclusive;
   bool mig = false;
   double memory_gb = 0.0;
-  double memory_free_gb = 0.0;  ///< whole GPU only (no MIG)
+  double memory_free_gb = 0.0;  ///< whole GPU only (no MIG), as SliceView::memory_free_gb
   int instances = 0;
   bool reconfiguring = false;
-  std::vector<SliceView> slices;  ///< empty without MIG
+  std::vector<SliceView> slices;    ///< empty without MIG
+  double resident_gb = 0.0;         ///< whole GPU only, as SliceView
+  double activations_gb = 0.0;      ///< whole GPU only, as SliceView
+  double activation_room_gb = 0.0;  ///< whole GPU only, as SliceView
 };
 
 struct HostView {
@@ -200,5 +219,33 @@ struct PlatformView {
     return nullptr;
   }
 };
+
+/// What a container of `f` holds for its lifetime: resident_gb, or device_memory_gb for a view
+/// built by hand that gives neither resident_gb nor activation_gb (read as batch-footprint).
+[[nodiscard]] inline double resident_charge_gb(const FunctionView& f) {
+  return f.resident_gb > 0 || f.activation_gb > 0 ? f.resident_gb : f.device_memory_gb;
+}
+
+/// The platform's memory rule for placing a container of `f` (with its default config) on a
+/// place of `memory_gb` with `free_gb` free, whose instances hold `resident_gb` for their
+/// lifetime and keep `activation_room_gb` (serverless feasibility.cpp `fits`): the container's
+/// resident memory fits the free memory now, and the place's resident memory with it plus the
+/// largest activations among them fits the place, so that a batch of every container there can
+/// start once the others are idle. Under batch-footprint (no activations) this is
+/// free >= footprint.
+[[nodiscard]] inline bool container_fits(const FunctionView& f, double memory_gb, double free_gb,
+                                         double resident_gb, double activation_room_gb) {
+  constexpr double kTolerance = 1e-9;  // sums of GB fractions drift (as in the platform)
+  const double resident = resident_charge_gb(f);
+  if (free_gb < resident) return false;
+  const double room = activation_room_gb > f.activation_gb ? activation_room_gb : f.activation_gb;
+  return room <= 0.0 || resident_gb + resident + room <= memory_gb + kTolerance;
+}
+[[nodiscard]] inline bool container_fits(const FunctionView& f, const SliceView& s) {
+  return container_fits(f, s.memory_gb, s.memory_free_gb, s.resident_gb, s.activation_room_gb);
+}
+[[nodiscard]] inline bool container_fits(const FunctionView& f, const GpuView& g) {
+  return container_fits(f, g.memory_gb, g.memory_free_gb, g.resident_gb, g.activation_room_gb);
+}
 
 }  // namespace sim::policy

@@ -5,6 +5,7 @@
 
 #include "billing.hpp"
 #include "cold_start_stats.hpp"
+#include "feasibility.hpp"
 #include "function_table.hpp"
 #include "operator_stats.hpp"
 #include "records.hpp"
@@ -68,6 +69,11 @@ ControlPlane::ControlPlane(ServerlessConfig config, const gpu::ModelCatalog& cat
 
   auto table = build_function_table(config_, catalog_, sim_, context_.labels);
   fns_ = std::move(table.functions);
+  for (auto& fn : fns_) {
+    const MemoryCharge charge = memory_charge(*fn, fn->spec.config, config_.container_memory);
+    fn->resident_gb = charge.resident_gb;
+    fn->activation_gb = charge.activation_gb;
+  }
   queues_ = std::move(table.queues);
   fleet_->build();
   // Idle sets (idle_sets.cpp) where dispatchability has few causes: an instance in one queue,

@@ -44,7 +44,7 @@ Execution reserve_execution(const Fn& fn, const policy::InstanceConfig& config,
     } else {
       e.unit = &g.unit(loc.slice);
     }
-    g.reserve(loc.slice, e.device_gb);
+    g.reserve(loc.slice, e.device_gb, e.activation_gb);
     return e;
   }
   e.cores = config.cpu_cores;

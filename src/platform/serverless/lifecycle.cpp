@@ -192,7 +192,8 @@ void ControlPlane::terminate(Inst& inst) {
   auto& host = fleet_->host(inst.loc.host);
   if (inst.fn->spec.gpu) {
     release_activations(inst);
-    host.gpus[static_cast<std::size_t>(inst.loc.gpu)]->release(inst.loc.slice, inst.device_gb);
+    host.gpus[static_cast<std::size_t>(inst.loc.gpu)]->release(inst.loc.slice, inst.device_gb,
+                                                               inst.activation_gb);
     accounting_.memory_changed(now, 0.0, -inst.device_gb);
   }
   host.reserved_cores -= inst.cores;

@@ -78,6 +78,10 @@ struct Fn {
   const gpu::ModelProfile* model = nullptr;
   double bytes = 0.0;
   double device_gb = 0.0;
+  /// What an instance of spec.config holds (memory_charge under the platform's
+  /// container_memory): for its lifetime, and per running batch. FunctionView shows both.
+  double resident_gb = 0.0;
+  double activation_gb = 0.0;
   double batch_latency_s = 0.0;
   Queue* queue = nullptr;
   std::size_t queued = 0;   ///< requests of this function in its queue

@@ -88,15 +88,20 @@ void fill_host_view(policy::HostView& hv, const cluster::Host& h) {
     if (g.mig()) {
       gv.reconfiguring = g.mig_gpu()->reconfiguring();
       gv.memory_free_gb = 0.0;
+      gv.resident_gb = gv.activations_gb = gv.activation_room_gb = 0.0;
       for (std::size_t s = 0; s < g.places(); ++s) {
         const int si = static_cast<int>(s);
         gv.slices.push_back({g.mig_gpu()->slice_profile(s).name, g.place_memory_gb(si),
                              g.place_memory_gb(si) - g.reserved_gb(si), g.instances(si),
-                             g.place_enabled(si)});
+                             g.place_enabled(si), g.reserved_gb(si) - g.held_gb(si), g.held_gb(si),
+                             g.activation_room_gb(si)});
       }
     } else {
       gv.reconfiguring = false;
       gv.memory_free_gb = g.type().memory_gb - g.reserved_gb(-1);
+      gv.resident_gb = g.reserved_gb(-1) - g.held_gb(-1);
+      gv.activations_gb = g.held_gb(-1);
+      gv.activation_room_gb = g.activation_room_gb(-1);
     }
   }
 }
@@ -125,6 +130,8 @@ policy::FunctionView function_view(const Fn& f) {
   fv.config = f.spec.config;
   fv.model_bytes = f.bytes;
   fv.device_memory_gb = f.device_gb;
+  fv.resident_gb = f.resident_gb;
+  fv.activation_gb = f.activation_gb;
   fv.batch_latency_s = f.batch_latency_s;
   fv.queue_length = f.queued;
   fv.arrivals = f.arrivals;

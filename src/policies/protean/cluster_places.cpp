@@ -53,7 +53,11 @@ std::vector<Place> cluster_places(const PlatformView& view, LoadScope scope,
         p.exclusive = exclusive;
         p.instances = gv.instances;
         p.load.memory_gb = gv.memory_gb;
-        p.load.memory_free_gb = scope == LoadScope::kLive ? gv.memory_free_gb : gv.memory_gb;
+        p.load.memory_free_gb =
+            scope == LoadScope::kLive ? gv.memory_free_gb + gv.activations_gb : gv.memory_gb;
+        p.platform_free_gb = gv.memory_free_gb;
+        p.resident_gb = gv.resident_gb;
+        p.activation_room_gb = gv.activation_room_gb;
         index[key_of(p.location)] = out.size();
         out.push_back(std::move(p));
         continue;
@@ -67,7 +71,11 @@ std::vector<Place> cluster_places(const PlatformView& view, LoadScope scope,
         p.exclusive = exclusive;
         p.instances = sv.instances;
         p.load.memory_gb = sv.memory_gb;
-        p.load.memory_free_gb = scope == LoadScope::kLive ? sv.memory_free_gb : sv.memory_gb;
+        p.load.memory_free_gb =
+            scope == LoadScope::kLive ? sv.memory_free_gb + sv.activations_gb : sv.memory_gb;
+        p.platform_free_gb = sv.memory_free_gb;
+        p.resident_gb = sv.resident_gb;
+        p.activation_room_gb = sv.activation_room_gb;
         index[key_of(p.location)] = out.size();
         out.push_back(std::move(p));
       }
@@ -83,7 +91,9 @@ std::vector<Place> cluster_places(const PlatformView& view, LoadScope scope,
     if (f == nullptr) continue;
     SliceLoad& load = out[it->second].load;
     (is_strict(*f) ? load.strict_fbr : load.best_effort_fbr) += f->fbr;
-    if (scope == LoadScope::kBusy) load.memory_free_gb -= f->device_memory_gb;
+    // Each container counts at its footprint: the resident part is already out of the view's
+    // free memory, the activations of its batch (running or to come) are taken here.
+    load.memory_free_gb -= scope == LoadScope::kBusy ? f->device_memory_gb : f->activation_gb;
   }
   return out;
 }

@@ -19,6 +19,11 @@ struct Place {
   bool exclusive = false;
   int instances = 0;
   SliceLoad load;  ///< memory and co-runner FBRs (rdf and tags filled by the caller)
+  /// The place's memory as the platform holds it (SliceView): free, held by its instances for
+  /// their lifetime, and the activation room its placement keeps (policy::container_fits).
+  double platform_free_gb = 0.0;
+  double resident_gb = 0.0;
+  double activation_room_gb = 0.0;
 };
 
 /// A function serves strict requests when most of its arrivals so far were strict (Protean §5:
@@ -52,9 +57,15 @@ enum class LoadScope : std::uint8_t {
 };
 
 /// Every place on an available host, in host, GPU, slice order, skipping disabled slices,
-/// reconfiguring GPUs and `excluded` GPUs. memory_free_gb: kLive, the view's free memory
-/// (after the containers' reservations); kBusy, the place's memory minus that of the running
-/// batches (device_memory_gb of the busy instances). FBR sums by the functions' classes.
+/// reconfiguring GPUs and `excluded` GPUs. FBR sums by the functions' classes.
+/// load.memory_free_gb is Protean's estimate of the memory left for batches, counting every
+/// container as one batch in flight at its footprint (device_memory_gb: "one container ... for
+/// each batch", §4.2; slices hold BE *requests* by their memory, "~2 to 14 GB per batch", §4.3,
+/// §5, §6.1.1 Fig. 7): kLive, the place's memory minus the footprints of its live containers
+/// (the view's free memory, plus the activations running batches hold, minus the activations
+/// every live container's batch would take); kBusy, the place's memory minus the footprints of
+/// the running batches. Under batch-footprint both are what the platform holds. The platform's
+/// own figures are in Place::platform_free_gb, resident_gb and activation_room_gb.
 std::vector<Place> cluster_places(const PlatformView& view, LoadScope scope,
                                   const GpuSet& excluded = {});
 

@@ -7,8 +7,27 @@ namespace sim::policy::protean {
 
 namespace {
 
-bool fits(const FunctionView& f, const Place& p) {
-  return p.load.memory_free_gb + 1e-9 >= f.device_memory_gb && (!p.exclusive || p.instances == 0);
+// Whether a container of `f` fits `p` once containers holding `freed` GB of footprints (of
+// which `freed_resident` resident) have left it, `left` containers remaining. Every scheme
+// needs the platform's rule (policy::container_fits: what it enforces; the baselines place on
+// it alone). Protean's placement also needs its estimate of the memory left for batches to hold
+// the container's footprint (cluster_places: each container is one batch in flight, §4.2-4.3),
+// stricter than the platform's rule under weights-resident and equal to it under
+// batch-footprint. The activation room is kept as it is (it can only shrink when containers
+// leave): conservative.
+bool fits_after(const FunctionView& f, const Place& p, double freed, double freed_resident,
+                int left, ContainerPlacement mode) {
+  if (p.exclusive && left > 0) return false;
+  if (!container_fits(f, p.load.memory_gb, p.platform_free_gb + freed_resident + 1e-9,
+                      p.resident_gb - freed_resident, p.activation_room_gb)) {
+    return false;
+  }
+  return mode != ContainerPlacement::kJobDistribution ||
+         p.load.memory_free_gb + freed + 1e-9 >= f.device_memory_gb;
+}
+
+bool fits(const FunctionView& f, const Place& p, ContainerPlacement mode) {
+  return fits_after(f, p, 0.0, 0.0, p.instances, mode);
 }
 
 bool counts_as_live(const InstanceView& i) {
@@ -32,9 +51,10 @@ std::optional<std::size_t> ProteanAutoscaler::place_container(const FunctionView
     const bool spread = mode == ContainerPlacement::kSpread;
     std::optional<std::size_t> best;
     for (std::size_t p = 0; p < places.size(); ++p) {
-      if (!fits(f, places[p])) continue;
-      const double free = places[p].load.memory_free_gb;
-      const double best_free = best ? places[*best].load.memory_free_gb : 0.0;
+      if (!fits(f, places[p], mode)) continue;
+      // Balanced or consolidated by the free memory the platform reports.
+      const double free = places[p].platform_free_gb;
+      const double best_free = best ? places[*best].platform_free_gb : 0.0;
       if (!best || (spread ? free > best_free : free < best_free)) best = p;
     }
     return best;
@@ -43,7 +63,7 @@ std::optional<std::size_t> ProteanAutoscaler::place_container(const FunctionView
   std::vector<std::size_t> cand;
   std::vector<SliceLoad> loads;
   for (const std::size_t p : ascending_order(places)) {
-    if (!fits(f, places[p])) continue;
+    if (!fits(f, places[p], mode)) continue;
     cand.push_back(p);
     SliceLoad l = places[p].load;
     l.rdf = rdf_on(f, places[p].profile);
@@ -192,6 +212,11 @@ Decisions ProteanAutoscaler::decide(const PlatformView& view) {
 
   auto add_load = [&](Place& p, const FunctionView& f, double sign) {
     p.load.memory_free_gb -= sign * f.device_memory_gb;
+    const double resident = resident_charge_gb(f);
+    p.platform_free_gb -= sign * resident;
+    p.resident_gb += sign * resident;
+    // Kept when a container leaves (the room may shrink, never grow): conservative.
+    if (sign > 0) p.activation_room_gb = std::max(p.activation_room_gb, f.activation_gb);
     p.instances += sign > 0 ? 1 : -1;
     (is_strict(f) ? p.load.strict_fbr : p.load.best_effort_fbr) += sign * f.fbr;
   };
@@ -202,13 +227,11 @@ Decisions ProteanAutoscaler::decide(const PlatformView& view) {
       Place& place = places[p];
       std::vector<const InstanceView*> victims;
       double freed = 0.0;
+      double freed_resident = 0.0;
       int left = place.instances;
       std::map<std::uint32_t, int> taken;
       for (const auto& i : view.instances) {
-        if (place.load.memory_free_gb + freed + 1e-9 >= f.device_memory_gb &&
-            (!place.exclusive || left == 0)) {
-          break;
-        }
+        if (fits_after(f, place, freed, freed_resident, left, config_.placement)) break;
         if (i.state != InstanceState::kIdle || i.function == f.id) continue;
         if (i.location != place.location || stopping_.count(i.id) > 0) continue;
         if (live[i.function] - taken[i.function] <= need[i.function]) continue;
@@ -216,13 +239,11 @@ Decisions ProteanAutoscaler::decide(const PlatformView& view) {
         if (g == nullptr) continue;
         victims.push_back(&i);
         freed += g->device_memory_gb;
+        freed_resident += resident_charge_gb(*g);
         --left;
         ++taken[i.function];
       }
-      if (place.load.memory_free_gb + freed + 1e-9 < f.device_memory_gb ||
-          (place.exclusive && left > 0)) {
-        continue;
-      }
+      if (!fits_after(f, place, freed, freed_resident, left, config_.placement)) continue;
       for (const InstanceView* i : victims) {
         stopping_.insert(i->id);
         d.stop.push_back({i->id});
