@@ -21,8 +21,8 @@ JSON
 fail() { echo "sweep.cli: $*"; exit 1; }
 
 listing=$("$dcsim" sweep "$dir/exp.json" --dry-run -o "$dir/a")
-echo "$listing" | grep -q "experiment cli: 2 combinations x 2 seeds = 4 runs" || fail "dry run: $listing"
-echo "$listing" | grep -q 'load=450_s,seed=2 *to run *--set workload.0.rate="450/s"' ||
+grep -q "experiment cli: 2 combinations x 2 seeds = 4 runs" <<< "$listing" || fail "dry run: $listing"
+grep -q 'load=450_s,seed=2 *to run *--set workload.0.rate="450/s"' <<< "$listing" ||
   fail "dry run lists no run load=450_s,seed=2: $listing"
 [ ! -e "$dir/a" ] || fail "a dry run wrote outputs"
 

@@ -16,12 +16,12 @@ summary twitter-t5-3b-atl-lc-mc-mp 1.0 5.0 2.0 700
 summary twitter-t5-3b-atl-gpu-faas 2.0 8.0 10.0 700
 out=$("$plot" flashpoint-table "$dir/runs")
 # Flashpoint vs Baseline: 1 - 1/10 = 90%; vs GPU-FaaS: 1 - 1/2 = 50%.
-echo "$out" | grep -q '| t5-3b | - | 50.00% | - | 90.00% | atl |' || { echo "bad Table 8.1: $out"; exit 1; }
+grep -q '| t5-3b | - | 50.00% | - | 90.00% | atl |' <<< "$out" || { echo "bad Table 8.1: $out"; exit 1; }
 run="$dir/runs/twitter-t5-3b-atl-bl"
 printf 'arrival_ns,finish_ns,cold_start_wait_ns\n0,1000000000,0\n0,3000000000,2000000000\n' > "$run/requests.csv"
 printf 'time_s,instances_cold_starting,instances_idle,instances_busy,queue_length\n0,1,1,0,0\n1,0,1,1,3\n' > "$run/timeseries.csv"
 "$plot" flashpoint-cdf "$run" -o "$dir/cdf" > /dev/null
-head -c 8 "$dir/cdf.png" | grep -q PNG || { echo "cdf.png is not a PNG"; exit 1; }
+grep -q PNG <<< "$(head -c 8 "$dir/cdf.png")" || { echo "cdf.png is not a PNG"; exit 1; }
 "$plot" flashpoint-replicas "$run" > /dev/null
 test -s "$run/replicas.pdf" || { echo "replicas.pdf missing"; exit 1; }
 # With the desired column (Fig. 3.2b's third line) too.
@@ -37,7 +37,7 @@ fi
 # Fig. 8.10: partitioned replicas by parts; a run without any is named in the error.
 printf '{"partitioned_replicas": {"started": 3, "by_parts": {"2": 2, "4": 1}}}\n' > "$dir/runs/twitter-t5-3b-atl-lc-mc-mp/summary.json"
 "$plot" flashpoint-partitions "$dir/runs/twitter-t5-3b-atl-lc-mc-mp" -o "$dir/parts" > /dev/null
-head -c 5 "$dir/parts.pdf" | grep -q '%PDF' || { echo "parts.pdf is not a PDF"; exit 1; }
+grep -q '%PDF' <<< "$(head -c 5 "$dir/parts.pdf")" || { echo "parts.pdf is not a PDF"; exit 1; }
 if "$plot" flashpoint-partitions "$run" -o "$dir/none" 2> /dev/null; then
   echo "runs without partitioned replicas were accepted"; exit 1
 fi

@@ -17,9 +17,9 @@ cat > "$dir/run/summary.json" <<'JSON'
                   "g0.b": {"slo": {"violated": 0, "with_slo": 50}, "latency_s": {"max": 0.6}}}}
 JSON
 out=$("$plot" harmonybatch "hb=$dir/plan.json,$dir/run" -o "$dir/cmp")
-echo "$out" | grep -q '| hb | 2.0000e-06 | 2.2000e-06 | 1.100 | 1.00 | 1.00% | 0.900 | 10.00 |' ||
+grep -q '| hb | 2.0000e-06 | 2.2000e-06 | 1.100 | 1.00 | 1.00% | 0.900 | 10.00 |' <<< "$out" ||
   { echo "unexpected table: $out"; exit 1; }
-head -c 8 "$dir/cmp.png" | grep -q PNG || { echo "cmp.png is not a PNG"; exit 1; }
+grep -q PNG <<< "$(head -c 8 "$dir/cmp.png")" || { echo "cmp.png is not a PNG"; exit 1; }
 
 echo '{}' > "$dir/run/summary.json"
 if message=$("$plot" harmonybatch "hb=$dir/plan.json,$dir/run" 2>&1); then

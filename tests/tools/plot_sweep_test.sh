@@ -16,8 +16,8 @@ combination,load,policy,metric,n,mean,sd,ci95_low,ci95_high
 "load=100_s,policy=a",100/s,a,throughput_rps,3,99,1,96.5,101.5
 CSV
 "$plot" sweep "$dir" --metric slo.compliance --x load --group policy > /dev/null
-head -c 8 "$dir/slo.compliance-vs-load.png" | grep -q PNG || fail "no PNG"
-head -c 5 "$dir/slo.compliance-vs-load.pdf" | grep -q '%PDF' || fail "no PDF"
+grep -q PNG <<< "$(head -c 8 "$dir/slo.compliance-vs-load.png")" || fail "no PNG"
+grep -q '%PDF' <<< "$(head -c 5 "$dir/slo.compliance-vs-load.pdf")" || fail "no PDF"
 "$plot" sweep "$dir/aggregate.csv" --metric slo.compliance --x policy --where load=200/s \
   -o "$dir/by-policy" > /dev/null
 test -s "$dir/by-policy.png" || fail "by-policy.png missing"
@@ -28,5 +28,5 @@ fi
 [ "$message" = "dcsim-plot: axis policy has several values (a, b): choose one with --where policy=LABEL or plot it with --group policy" ] ||
   fail "unexpected message: $message"
 if message=$("$plot" sweep "$dir" --metric nope --x load 2>&1); then fail "unknown metric accepted"; fi
-echo "$message" | grep -q "no metric 'nope'" || fail "unexpected message: $message"
+grep -q "no metric 'nope'" <<< "$message" || fail "unexpected message: $message"
 echo "tools.plot_sweep: ok"

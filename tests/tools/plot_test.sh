@@ -8,8 +8,8 @@ trap 'rm -rf "$dir"' EXIT
 
 printf 'time_s,rate_per_s,requests\n0,10,10\n1,12,12\n2,30,30\n3,11,11\n' > "$dir/rate.csv"
 "$plot" rate "$dir/rate.csv" -o "$dir/rate" > /dev/null
-head -c 8 "$dir/rate.png" | grep -q PNG || { echo "rate.png is not a PNG"; exit 1; }
-head -c 5 "$dir/rate.pdf" | grep -q '%PDF' || { echo "rate.pdf is not a PDF"; exit 1; }
+grep -q PNG <<< "$(head -c 8 "$dir/rate.png")" || { echo "rate.png is not a PNG"; exit 1; }
+grep -q '%PDF' <<< "$(head -c 5 "$dir/rate.pdf")" || { echo "rate.pdf is not a PDF"; exit 1; }
 
 mkdir -p "$dir/run"
 printf 'time_s,queue_length,busy_gpus\n1,0,1\n2,3,2\n3,1,2\n' > "$dir/run/timeseries.csv"

@@ -28,15 +28,15 @@ done
 "$plot" protean-cdf "$dir"/wiki-resnet-50-* -o "$dir/cdf" > /dev/null
 "$plot" protean-geometry "$dir/wiki-resnet-50-protean" -o "$dir/geometry" > /dev/null
 for f in compliance p99 cdf geometry; do
-  head -c 8 "$dir/$f.png" | grep -q PNG || { echo "$f.png is not a PNG"; exit 1; }
-  head -c 5 "$dir/$f.pdf" | grep -q '%PDF' || { echo "$f.pdf is not a PDF"; exit 1; }
+  grep -q PNG <<< "$(head -c 8 "$dir/$f.png")" || { echo "$f.png is not a PNG"; exit 1; }
+  grep -q '%PDF' <<< "$(head -c 5 "$dir/$f.pdf")" || { echo "$f.pdf is not a PDF"; exit 1; }
 done
 table=$("$plot" protean-table "$dir/wiki-resnet-50-protean")
-echo "$table" | grep -q '| wiki-resnet-50-protean | 90.00 | 100 | 300 |' ||
+grep -q '| wiki-resnet-50-protean | 90.00 | 100 | 300 |' <<< "$table" ||
   { echo "unexpected table: $table"; exit 1; }
 mkdir -p "$dir/empty-protean"
 if message=$("$plot" protean-compliance "$dir/empty-protean" 2>&1); then
   echo "a run without summary.json was accepted"; exit 1
 fi
-echo "$message" | grep -q "empty-protean/summary.json" || { echo "unexpected message: $message"; exit 1; }
+grep -q "empty-protean/summary.json" <<< "$message" || { echo "unexpected message: $message"; exit 1; }
 echo "tools.plot.protean: ok"

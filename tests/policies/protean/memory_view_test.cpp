@@ -5,8 +5,8 @@
 
 #include <gtest/gtest.h>
 
-#include "sim/policy/protean/cluster_places.hpp"
-#include "sim/policy/protean/protean_autoscaler.hpp"
+#include "protean/cluster_places.hpp"
+#include "protean/protean_autoscaler.hpp"
 
 namespace sim::policy::protean {
 namespace {
