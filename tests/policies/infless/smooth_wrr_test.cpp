@@ -7,9 +7,9 @@
 #include <stdexcept>
 #include <vector>
 
-#include "sim/engine/random.hpp"
 #include "infless/request_path.hpp"
 #include "infless/smooth_wrr.hpp"
+#include "sim/engine/random.hpp"
 
 namespace sim::policy::infless {
 namespace {
