@@ -45,7 +45,7 @@ PlatformView two_idle_on_4g(double rate) {
   HostView h;
   GpuView g;
   g.type = "A100-40GB";
-  g.sharing = "mps";
+  g.sharing = policy::GpuSharing::kMps;
   g.mig = true;
   g.memory_gb = 40;
   g.slices = {slice("1g.5gb", 5), slice("2g.10gb", 10), slice("4g.20gb", 20)};
