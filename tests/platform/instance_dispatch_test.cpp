@@ -130,5 +130,52 @@ TEST(InstanceDispatch, RequestsOfAStoppedReplicaAreRerouted) {
   EXPECT_EQ(r[2].finish, seconds(42.1));
 }
 
+// Two ready replicas A (device 0) and B (device 1), started together and ready at 24 s.
+// Requests at 30.0, 34.05 and 34.1 s; A runs the first 30-34 s.
+std::vector<metrics::RequestRecord> two_replicas(GatewayRoute route) {
+  ServerlessConfig c = testing::config(testing::host(2));
+  c.functions.push_back(testing::function("f", "test/fig42", 1));
+  c.dispatch_scope = DispatchScope::kInstance;
+  c.gateway = route;
+  Harness h(std::move(c), testing::manual_policies());
+  h.sim.schedule_at(Time::zero(), [&h] {
+    policy::Decisions d;
+    d.start.push_back({0, 2, std::nullopt, std::nullopt});
+    h.platform->apply(d);
+  });
+  h.arrive(seconds(30), 0);
+  h.arrive(seconds(34.05), 0);
+  h.arrive(seconds(34.1), 0);
+  h.sim.run_until(seconds(120));
+  EXPECT_EQ(h.platform->requests_in_system(), 0u);
+  auto r = h.records;
+  std::sort(r.begin(), r.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
+  return r;
+}
+
+TEST(InstanceDispatch, LeastLoadedPicksTheReplicaWithFewestRequests) {
+  const auto r = two_replicas(GatewayRoute::kLeastLoaded);
+  ASSERT_EQ(r.size(), 3u);
+  // 30.0 s: both empty, the lower id (A). 34.05 s: both empty again (A done at 34 s) -> A.
+  // 34.1 s: A runs one, B none -> B, at once.
+  EXPECT_EQ(r[0].device, 0);
+  EXPECT_EQ(r[1].device, 0);
+  EXPECT_EQ(r[1].start, seconds(34.05));
+  EXPECT_EQ(r[2].device, 1);
+  EXPECT_EQ(r[2].start, seconds(34.1));
+}
+
+TEST(InstanceDispatch, RoundRobinIgnoresLoad) {
+  const auto r = two_replicas(GatewayRoute::kRoundRobin);
+  ASSERT_EQ(r.size(), 3u);
+  // A, B, A in turn, whatever each holds: the second goes to B although A is as empty and
+  // first by id, the third to A (idle again since 34 s).
+  EXPECT_EQ(r[0].device, 0);
+  EXPECT_EQ(r[1].device, 1);
+  EXPECT_EQ(r[1].start, seconds(34.05));
+  EXPECT_EQ(r[2].device, 0);
+  EXPECT_EQ(r[2].start, seconds(34.1));
+}
+
 }  // namespace
 }  // namespace sim::platform
