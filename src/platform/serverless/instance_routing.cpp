@@ -33,8 +33,9 @@ Queue& ControlPlane::instance_queue(Queue& cluster, const Inst& inst) {
 }
 
 Queue& ControlPlane::route_instance(Queue& cluster) {
-  // The group's ready instances in id order (each member's set is ascending; members are few),
-  // counted first and then walked to the chosen one: this runs on every arrival.
+  // The group's ready instances, member by member and each member's in id order (a queue
+  // group's members are few), counted first and then walked to the chosen one: this runs on
+  // every arrival.
   const auto for_each_ready = [&](auto&& visit) {
     for (const Fn* f : cluster.members) {
       for (const InstanceId id : f->instances) {
