@@ -323,17 +323,22 @@ PlatformKind serverless_platform_kind() {
       .doc("requests that may wait per queue; arrivals beyond it are dropped");
   schema->add("dispatch_scope", ParamType::kChoice)
       .def("cluster")
-      .one_of({"cluster", "node"})
+      .one_of({"cluster", "node", "instance"})
       .doc(
           "cluster: one queue per function for the whole cluster, drained by any idle "
           "instance; node: a gateway routes each arrival to a node hosting an instance of the "
-          "function, and each node queues and batches its own requests (Protean §4)");
+          "function, and each node queues and batches its own requests (Protean §4); "
+          "instance: a gateway routes each arrival to a ready instance of the function, and "
+          "each instance queues its own requests (OpenFaaS's gateway and replicas; requests "
+          "wait at the gateway while none is ready)");
   schema->add("gateway", ParamType::kChoice)
       .def("round-robin")
       .one_of({"round-robin", "least-loaded"})
       .doc(
           "dispatch_scope node: round-robin over the nodes hosting the function, or the node "
-          "with the fewest queued requests and running batches per instance");
+          "with the fewest queued requests and running batches per instance; dispatch_scope "
+          "instance: round-robin over the ready instances, or the one with the fewest queued "
+          "and running requests");
   schema->add("container_memory", ParamType::kChoice)
       .def("batch-footprint")
       .one_of({"batch-footprint", "weights-resident"})
@@ -439,9 +444,10 @@ PlatformKind serverless_platform_kind() {
     }
     c.charge_decision_time = p.at("charge_decision_time").get<bool>();
     c.queue_capacity = p.at("queue_capacity").get<std::uint64_t>();
-    c.dispatch_scope = p.at("dispatch_scope").get<std::string>() == "node"
-                           ? DispatchScope::kNode
-                           : DispatchScope::kCluster;
+    const auto scope = p.at("dispatch_scope").get<std::string>();
+    c.dispatch_scope = scope == "node"       ? DispatchScope::kNode
+                       : scope == "instance" ? DispatchScope::kInstance
+                                             : DispatchScope::kCluster;
     c.gateway = p.at("gateway").get<std::string>() == "least-loaded" ? GatewayRoute::kLeastLoaded
                                                                      : GatewayRoute::kRoundRobin;
     c.container_memory = p.at("container_memory").get<std::string>() == "weights-resident"

@@ -83,10 +83,14 @@ enum class DispatchScope : std::uint8_t {
   /// a gateway routes each arrival to a node that hosts an instance of the function, and each
   /// node keeps its own queue per function (Protean §4: requests "load-balanced across the
   /// worker nodes by the Dispatcher", then reordered and batched on the node)
-  kNode
+  kNode,
+  /// a gateway routes each arrival to one ready instance of the function, and each instance
+  /// keeps its own queue (OpenFaaS: the gateway proxies to a replica behind the function's
+  /// service, each replica serves what it was sent; INFless Table 3: no batch-aware dispatcher)
+  kInstance
 };
 
-/// How the gateway of DispatchScope::kNode picks the node.
+/// How the gateway of DispatchScope::kNode (kInstance) picks the node (the instance).
 enum class GatewayRoute : std::uint8_t {
   kRoundRobin,  ///< the nodes hosting the function in turn
   kLeastLoaded  ///< the node with the fewest queued and running batches per routable instance

@@ -81,6 +81,10 @@ class ControlPlane final : private FleetEvents {
   Queue& route(Queue& cluster, int exclude_host);
   Queue& node_queue(Queue& cluster, int host);
   [[nodiscard]] bool routable(const Inst& inst) const;
+  // Per-instance dispatch (DispatchScope::kInstance, instance_routing.cpp).
+  Queue& route_instance(Queue& cluster);
+  Queue& instance_queue(Queue& cluster, const Inst& inst);
+  [[nodiscard]] bool instance_routable(const Inst& inst) const;
   [[nodiscard]] bool serves(const Inst& inst, const Queue& q) const;
   void schedule_reroute();
   void reroute_stranded();
@@ -149,9 +153,9 @@ class ControlPlane final : private FleetEvents {
 
   std::vector<std::unique_ptr<Fn>> fns_;        ///< by workload function id
   std::vector<std::unique_ptr<Queue>> queues_;  ///< by first member function id
-  std::vector<Queue*> node_queues_;             ///< every node queue, in creation order
-  EventHandle reroute_;                         ///< pending reroute_stranded()
-  std::vector<Queue*> memory_waiting_;          ///< see pump_memory_waiting()
+  std::vector<Queue*> node_queues_;     ///< every node (and instance) queue, in creation order
+  EventHandle reroute_;                 ///< pending reroute_stranded()
+  std::vector<Queue*> memory_waiting_;  ///< see pump_memory_waiting()
   /// route()'s scratch: routable instances and busy ones on a host (never nested).
   struct RouteCount {
     int host;

@@ -139,6 +139,14 @@ void ControlPlane::became_idle(Inst& inst) {
       pump(nq);
     }
   }
+  if (config_.dispatch_scope == DispatchScope::kInstance) {
+    // The cluster queue first (requests held while no instance was ready), then its own.
+    if (Inst* x = find(id); x != nullptr && x->life.state() == InstanceState::kIdle) {
+      Queue& iq = instance_queue(*fn.queue, *x);
+      add_idle(iq, id);
+      pump(iq);
+    }
+  }
   Inst* i = find(id);
   if (i == nullptr || i->life.state() != InstanceState::kIdle) return;
   const Time timeout = policies_.keep_alive->idle_timeout(instance_view(*i), function_view(fn));

@@ -62,7 +62,10 @@ struct Queue {
   int host = -1;                                ///< a node queue's host; -1: the cluster-wide queue
   Queue* cluster = nullptr;                     ///< a node queue's cluster-wide queue
   std::map<int, std::unique_ptr<Queue>> nodes;  ///< cluster queue under kNode: by host
-  std::size_t next = 0;                         ///< the gateway's round-robin position
+  /// An instance queue's instance (DispatchScope::kInstance; `host` is its host); 0: none.
+  InstanceId instance = 0;
+  std::map<InstanceId, std::unique_ptr<Queue>> replicas;  ///< cluster queue under kInstance
+  std::size_t next = 0;                                   ///< the gateway's round-robin position
 };
 
 /// Adds `id` to a queue's idle ids, keeping them ascending and distinct.

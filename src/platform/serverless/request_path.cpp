@@ -48,6 +48,7 @@ bool ControlPlane::routable(const Inst& inst) const {
 
 bool ControlPlane::serves(const Inst& inst, const Queue& q) const {
   if (q.host < 0) return inst.fn->queue == &q;
+  if (q.instance != 0) return inst.fn->queue == q.cluster && inst.id == q.instance;
   return inst.fn->queue == q.cluster && inst.loc.host == q.host;
 }
 
@@ -65,6 +66,7 @@ Queue& ControlPlane::node_queue(Queue& cluster, int host) {
 
 Queue& ControlPlane::route(Queue& cluster, int exclude_host) {
   if (config_.dispatch_scope == DispatchScope::kCluster) return cluster;
+  if (config_.dispatch_scope == DispatchScope::kInstance) return route_instance(cluster);
   // Hosts with a routable instance of the group: instances and busy instances (by host,
   // ascending). One entry per instance, sorted and merged, in a reused vector rather than a
   // std::map built per arrival: this runs on every arrival.
@@ -129,11 +131,16 @@ void ControlPlane::reroute_stranded() {
     Queue& nq = *node_queues_[k];
     if (nq.requests.empty()) continue;
     bool hosted = false;
-    for (const Fn* f : nq.members) {
-      for (const InstanceId id : f->instances) {
-        const auto it = instances_.find(id);
-        hosted = hosted || (it != instances_.end() && routable(*it->second) &&
-                            it->second->loc.host == nq.host);
+    if (nq.instance != 0) {
+      const Inst* i = find(nq.instance);
+      hosted = i != nullptr && instance_routable(*i);
+    } else {
+      for (const Fn* f : nq.members) {
+        for (const InstanceId id : f->instances) {
+          const auto it = instances_.find(id);
+          hosted = hosted || (it != instances_.end() && routable(*it->second) &&
+                              it->second->loc.host == nq.host);
+        }
       }
     }
     if (hosted) continue;
@@ -141,7 +148,7 @@ void ControlPlane::reroute_stranded() {
     for (std::size_t i = 0; i < all.size(); ++i)
       all[i] = i;
     for (Request& r : nq.requests.take(all)) {
-      Queue& to = route(*nq.cluster, nq.host);
+      Queue& to = route(*nq.cluster, nq.instance != 0 ? -1 : nq.host);
       const policy::QueuedRequest v{
           r.id, r.arrival.time, r.arrival.cls, r.arrival.application, r.arrival.slo, r.timeout};
       to.requests.push_back(std::move(r), v);

@@ -162,6 +162,8 @@ policy::PlatformView build_view(const ViewInputs& in) {
       oldest_in(*f->queue);
       for (const auto& [h, nq] : f->queue->nodes)
         oldest_in(*nq);
+      for (const auto& [id, iq] : f->queue->replicas)
+        oldest_in(*iq);
     }
     for (const Time w : in.rate_windows) {
       // Arrivals in (now - w, now], per second of the window.
