@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "sim/engine/time.hpp"
+#include "sim/policy/memory_rule.hpp"
 
 namespace sim::gpu {
 struct ModelProfile;
@@ -228,18 +229,16 @@ struct PlatformView {
 
 /// The platform's memory rule for placing a container of `f` (with its default config) on a
 /// place of `memory_gb` with `free_gb` free, whose instances hold `resident_gb` for their
-/// lifetime and keep `activation_room_gb` (serverless feasibility.cpp `fits`): the container's
-/// resident memory fits the free memory now, and the place's resident memory with it plus the
-/// largest activations among them fits the place, so that a batch of every container there can
-/// start once the others are idle. Under batch-footprint (no activations) this is
-/// free >= footprint.
+/// lifetime and keep `activation_room_gb` (policy::memory_fits, which the platform checks): the
+/// container's resident memory fits the free memory now, and the place's resident memory with it
+/// plus the largest activations among them fits the place, so that a batch of every container there
+/// can start once the others are idle. Under batch-footprint (no activations) this is free >=
+/// footprint.
 [[nodiscard]] inline bool container_fits(const FunctionView& f, double memory_gb, double free_gb,
                                          double resident_gb, double activation_room_gb) {
-  constexpr double kTolerance = 1e-9;  // sums of GB fractions drift (as in the platform)
   const double resident = resident_charge_gb(f);
-  if (free_gb < resident) return false;
   const double room = activation_room_gb > f.activation_gb ? activation_room_gb : f.activation_gb;
-  return room <= 0.0 || resident_gb + resident + room <= memory_gb + kTolerance;
+  return memory_fits(free_gb, resident, resident_gb + resident, room, memory_gb);
 }
 [[nodiscard]] inline bool container_fits(const FunctionView& f, const SliceView& s) {
   return container_fits(f, s.memory_gb, s.memory_free_gb, s.resident_gb, s.activation_room_gb);
