@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/engine/host_terms.hpp"
 #include "sim/engine/time.hpp"
 #include "sim/policy/memory_rule.hpp"
 
@@ -31,15 +32,11 @@ enum class InstanceState : std::uint8_t { kColdStarting, kIdle, kBusy, kDraining
 
 const char* to_string(InstanceState s);
 
-/// How a GPU (or each of its MIG slices) is shared by the instances placed on it.
-/// kExclusive: one instance per GPU or slice; kMps: several, SM-capped (MPS); kTimeSlice:
-/// several time-sliced functions (cGPU windows).
-enum class GpuSharing : std::uint8_t { kExclusive, kMps, kTimeSlice };
-const char* to_string(GpuSharing s);  ///< "exclusive", "mps", "time-slice"
-
-/// How a host is paid for.
-enum class Market : std::uint8_t { kOwned, kOnDemand, kSpot };
-const char* to_string(Market m);  ///< "owned", "on-demand", "spot"
+/// How a GPU is shared and how a host is paid for: the cluster's own types
+/// (sim/engine/host_terms.hpp), so the views copy them and procurement's requests need no
+/// translation.
+using sim::GpuSharing;
+using sim::Market;
 
 /// The stage a cold start is in. kNone: between stages (a part of a partitioned replica whose
 /// own stages are done, waiting for the rest of its replica).
