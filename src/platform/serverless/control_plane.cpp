@@ -209,9 +209,8 @@ void ControlPlane::tick() {
   } else if (!d.empty()) {
     apply(d, origin);
   }
-  policy::Decisions warm;
-  warm.start = policies_.keep_alive->prewarm(view());
-  if (!warm.start.empty()) apply(warm);
+  const auto warm = policies_.keep_alive->prewarm(view());  // on a view with the above applied
+  if (!warm.empty()) apply(warm);
   // A dispatcher may have held a batch; offer the queues again once per tick.
   pump_all();
   sim_.schedule_in(config_.control_interval, [this] { tick(); });
