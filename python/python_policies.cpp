@@ -85,8 +85,13 @@ class PythonKeepAlive final : public KeepAlive {
     return self_.attr("idle_timeout")(py::cast(&instance, kRef), py::cast(&function, kRef))
         .cast<Time>();
   }
-  std::vector<StartInstance> prewarm(const PlatformView& view) override {
-    return self_.attr("prewarm")(py::cast(&view, kRef)).cast<std::vector<StartInstance>>();
+  // A Python keep-alive may return Decisions or, as before, a list of StartInstance.
+  Decisions prewarm(const PlatformView& view) override {
+    py::object r = self_.attr("prewarm")(py::cast(&view, kRef));
+    if (py::isinstance<Decisions>(r)) return r.cast<Decisions>();
+    Decisions d;
+    d.start = r.cast<std::vector<StartInstance>>();
+    return d;
   }
 
  private:

@@ -61,7 +61,7 @@ class Placement(Policy):
 
 class KeepAlive(Policy):
     """idle_timeout(InstanceView, FunctionView) -> Time (Time.max(): forever);
-    prewarm(PlatformView) -> [StartInstance]."""
+    prewarm(PlatformView) -> Decisions (or a list of StartInstance: its starts)."""
     category = "keep_alive"
 
     def idle_timeout(self, instance, function):

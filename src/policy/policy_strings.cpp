@@ -19,30 +19,6 @@ const char* to_string(InstanceState s) {
   return "?";
 }
 
-const char* to_string(GpuSharing s) {
-  switch (s) {
-    case GpuSharing::kExclusive:
-      return "exclusive";
-    case GpuSharing::kMps:
-      return "mps";
-    case GpuSharing::kTimeSlice:
-      return "time-slice";
-  }
-  return "?";
-}
-
-const char* to_string(Market m) {
-  switch (m) {
-    case Market::kOwned:
-      return "owned";
-    case Market::kOnDemand:
-      return "on-demand";
-    case Market::kSpot:
-      return "spot";
-  }
-  return "?";
-}
-
 const char* to_string(ColdStartStage s) {
   switch (s) {
     case ColdStartStage::kNone:

@@ -218,7 +218,7 @@ TEST(FirstFit, SkipsFullAndUnavailablePlaces) {
 TEST(FixedKeepAlive, TimeoutAndPrewarm) {
   FixedKeepAlive k(seconds(60), 2);
   EXPECT_EQ(k.idle_timeout({}, {}), seconds(60));
-  const auto starts = k.prewarm(one_function(0, 0, 1));
+  const auto starts = k.prewarm(one_function(0, 0, 1)).start;
   ASSERT_EQ(starts.size(), 1u);
   EXPECT_EQ(starts[0].count, 1);
 }

@@ -12,23 +12,18 @@
 #include <vector>
 
 #include "sim/cluster/model_cache.hpp"
+#include "sim/engine/host_terms.hpp"
 #include "sim/engine/simulation.hpp"
 #include "sim/gpu_models/execution_unit.hpp"
 #include "sim/gpu_models/mig_gpu.hpp"
 
 namespace sim::cluster {
 
-enum class Market : std::uint8_t { kOwned, kOnDemand, kSpot };
-const char* to_string(Market m);
-/// "owned" / "on-demand" / "spot"; throws std::invalid_argument otherwise.
-Market parse_market(const std::string& s);
-
-/// kTimeSlice: several containers' contexts time-share the GPU or slice (no MPS).
-enum class GpuSharing : std::uint8_t { kExclusive, kMps, kTimeSlice };
-/// "exclusive" / "mps" / "time-slice".
-const char* to_string(GpuSharing s);
-/// Inverse of to_string; throws std::invalid_argument otherwise.
-GpuSharing parse_gpu_sharing(const std::string& s);
+// One type each for the whole simulator (sim/engine/host_terms.hpp).
+using sim::GpuSharing;
+using sim::Market;
+using sim::parse_gpu_sharing;
+using sim::parse_market;
 
 struct GpuSpec {
   std::string type;  ///< a GPU type of the model catalog

@@ -1,8 +1,8 @@
 #pragma once
 /// Configuration of the "serverless" platform kind: plain data, filled from the scenario by
-/// serverless_kind.cpp (the schema there holds the defaults users see), the policies it runs,
-/// and the cold-start record it keeps. The parts of the control plane (src/platform/serverless/)
-/// include this header, never the platform's façade.
+/// serverless_kind.cpp (the schema in serverless_schema.cpp holds the defaults users see), the
+/// policies it runs, and the cold-start record it keeps. The parts of the control plane
+/// (src/platform/serverless/) include this header, never the platform's façade.
 
 #include <cstdint>
 #include <map>

@@ -2,8 +2,6 @@
 /// Keep-alive and pre-warming: how long an idle instance is kept, and which instances to start
 /// ahead of demand.
 
-#include <vector>
-
 #include "sim/policy/decisions.hpp"
 #include "sim/policy/policy.hpp"
 
@@ -16,8 +14,9 @@ class KeepAlive : public Policy {
   /// batch, so `function` carries only the cheap fields (identity, configuration, sizes, batch
   /// latency, queue length, arrivals); arrival_rate and the instance counts are left empty.
   virtual Time idle_timeout(const InstanceView& instance, const FunctionView& function) = 0;
-  /// Called at every control tick: instances to start ahead of demand.
-  virtual std::vector<StartInstance> prewarm(const PlatformView& view) = 0;
+  /// Called at every control tick: instances to start ahead of demand, as the other tick
+  /// policies' Decisions (applied by the same code; usually only `start`).
+  virtual Decisions prewarm(const PlatformView& view) = 0;
 };
 
 }  // namespace sim::policy

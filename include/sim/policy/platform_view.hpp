@@ -14,7 +14,9 @@
 #include <string>
 #include <vector>
 
+#include "sim/engine/host_terms.hpp"
 #include "sim/engine/time.hpp"
+#include "sim/policy/memory_rule.hpp"
 
 namespace sim::gpu {
 struct ModelProfile;
@@ -30,15 +32,11 @@ enum class InstanceState : std::uint8_t { kColdStarting, kIdle, kBusy, kDraining
 
 const char* to_string(InstanceState s);
 
-/// How a GPU (or each of its MIG slices) is shared by the instances placed on it.
-/// kExclusive: one instance per GPU or slice; kMps: several, SM-capped (MPS); kTimeSlice:
-/// several time-sliced functions (cGPU windows).
-enum class GpuSharing : std::uint8_t { kExclusive, kMps, kTimeSlice };
-const char* to_string(GpuSharing s);  ///< "exclusive", "mps", "time-slice"
-
-/// How a host is paid for.
-enum class Market : std::uint8_t { kOwned, kOnDemand, kSpot };
-const char* to_string(Market m);  ///< "owned", "on-demand", "spot"
+/// How a GPU is shared and how a host is paid for: the cluster's own types
+/// (sim/engine/host_terms.hpp), so the views copy them and procurement's requests need no
+/// translation.
+using sim::GpuSharing;
+using sim::Market;
 
 /// The stage a cold start is in. kNone: between stages (a part of a partitioned replica whose
 /// own stages are done, waiting for the rest of its replica).
@@ -228,18 +226,16 @@ struct PlatformView {
 
 /// The platform's memory rule for placing a container of `f` (with its default config) on a
 /// place of `memory_gb` with `free_gb` free, whose instances hold `resident_gb` for their
-/// lifetime and keep `activation_room_gb` (serverless feasibility.cpp `fits`): the container's
-/// resident memory fits the free memory now, and the place's resident memory with it plus the
-/// largest activations among them fits the place, so that a batch of every container there can
-/// start once the others are idle. Under batch-footprint (no activations) this is
-/// free >= footprint.
+/// lifetime and keep `activation_room_gb` (policy::memory_fits, which the platform checks): the
+/// container's resident memory fits the free memory now, and the place's resident memory with it
+/// plus the largest activations among them fits the place, so that a batch of every container there
+/// can start once the others are idle. Under batch-footprint (no activations) this is free >=
+/// footprint.
 [[nodiscard]] inline bool container_fits(const FunctionView& f, double memory_gb, double free_gb,
                                          double resident_gb, double activation_room_gb) {
-  constexpr double kTolerance = 1e-9;  // sums of GB fractions drift (as in the platform)
   const double resident = resident_charge_gb(f);
-  if (free_gb < resident) return false;
   const double room = activation_room_gb > f.activation_gb ? activation_room_gb : f.activation_gb;
-  return room <= 0.0 || resident_gb + resident + room <= memory_gb + kTolerance;
+  return memory_fits(free_gb, resident, resident_gb + resident, room, memory_gb);
 }
 [[nodiscard]] inline bool container_fits(const FunctionView& f, const SliceView& s) {
   return container_fits(f, s.memory_gb, s.memory_free_gb, s.resident_gb, s.activation_room_gb);

@@ -26,7 +26,8 @@ void Accounting::activations_changed(Time now, double gb) {
   activation_peak_gb_ = std::max(activation_peak_gb_, activation_gb_);
 }
 
-void Accounting::batch_finished(const Inst& inst, const gpu::JobResult& result) {
+void Accounting::batch_finished(const Inst& inst, const gpu::JobResult& result,
+                                std::size_t /*requests*/) {
   auto& warm = warm_by_fn_[inst.fn->id];
   warm.first += (result.finished - result.started).to_seconds();
   ++warm.second;

@@ -29,7 +29,8 @@ class Accounting final : public StatsSubscriber {
   void report_activations() { report_activations_ = true; }
   /// Queued requests found their instances idle but short of activation memory.
   void waited_for_memory() { ++memory_waits_; }
-  void batch_finished(const Inst& inst, const gpu::JobResult& result) override;
+  void batch_finished(const Inst& inst, const gpu::JobResult& result,
+                      std::size_t requests) override;
   void instance_ended(const Inst& inst, Time now) override;
   /// Samples the fragmentation.
   void tick(const policy::PlatformView& v) override;

@@ -9,7 +9,7 @@ using nlohmann::json;
 // Per-batch function billing (FunctionBilling). Pipelined batches of partitioned replicas are
 // not billed: partitioned replicas (Flashpoint) and per-invocation billing (HarmonyBatch) are
 // not combined by any scheme yet.
-void Billing::batch_finished(const Inst& inst, const gpu::JobResult& result) {
+void Billing::batch_finished(const Inst& inst, const gpu::JobResult& result, std::size_t requests) {
   const FunctionBilling& p = prices_;
   if (inst.dispatch < p.from) return;
   const bool gpu = inst.loc.gpu >= 0;
@@ -25,7 +25,7 @@ void Billing::batch_finished(const Inst& inst, const gpu::JobResult& result) {
                                         gpu_gb * p.gpu_memory_gb_second);
   t.billed_s += billed;
   t.invocations += 1;
-  t.requests += inst.batch.size();
+  t.requests += requests;
 }
 
 void Billing::write_summary(json& out, const SummaryInputs& in) const {

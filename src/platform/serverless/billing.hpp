@@ -18,7 +18,8 @@ class Billing final : public StatsSubscriber {
  public:
   explicit Billing(FunctionBilling prices) : prices_(prices) {}
 
-  void batch_finished(const Inst& inst, const gpu::JobResult& result) override;
+  void batch_finished(const Inst& inst, const gpu::JobResult& result,
+                      std::size_t requests) override;
   /// Adds function_billing to `out`.
   void write_summary(nlohmann::json& out, const SummaryInputs& in) const override;
 

@@ -8,7 +8,6 @@
 #include "feasibility.hpp"
 #include "function_table.hpp"
 #include "operator_stats.hpp"
-#include "records.hpp"
 #include "sim/network/topology_config.hpp"
 #include "view_builder.hpp"
 
@@ -57,15 +56,8 @@ ControlPlane::ControlPlane(ServerlessConfig config, const gpu::ModelCatalog& cat
   cold_ = std::make_unique<ColdStarts>(config_, sim_, network, fleet_->hosts(), instances_,
                                        *policies_.sourcing, counts_,
                                        [this](Inst& inst) { cold_start_ready(inst); });
-  if (flows_) {
-    pipelines_ = std::make_unique<Pipelines>(
-        sim_, fleet_->hosts(), *flows_,
-        [this](InstanceId, PipelineBatch b) {
-          complete(b.requests, {b.dispatch, b.avail, b.ready_at, b.dispatch, sim_.now(),
-                                static_cast<std::uint32_t>(b.requests.size()), b.device, -1});
-        },
-        [this](InstanceId head) { head_admits(head); });
-  }
+  BatchEvents& batch_events = *this;
+  pipelines_ = std::make_unique<Pipelines>(sim_, fleet_->hosts(), flows_.get(), batch_events);
 
   auto table = build_function_table(config_, catalog_, sim_, context_.labels);
   fns_ = std::move(table.functions);
@@ -217,9 +209,8 @@ void ControlPlane::tick() {
   } else if (!d.empty()) {
     apply(d, origin);
   }
-  policy::Decisions warm;
-  warm.start = policies_.keep_alive->prewarm(view());
-  if (!warm.start.empty()) apply(warm);
+  const auto warm = policies_.keep_alive->prewarm(view());  // on a view with the above applied
+  if (!warm.empty()) apply(warm);
   // A dispatcher may have held a batch; offer the queues again once per tick.
   pump_all();
   sim_.schedule_in(config_.control_interval, [this] { tick(); });

@@ -4,8 +4,8 @@
 /// lifecycle (start, idle, stop, terminate, lifecycle.cpp) and the control loop (control_plane.cpp)
 /// that hands the policies a view and applies their decisions. The other jobs are parts it owns
 /// and that report back to it: the function table, the fleet (FleetEvents), cold starts (ready),
-/// Flashpoint's pipelines (exit, admit), feasibility and views (return values), and the
-/// statistics (subscribers in Statistics, fed with events).
+/// the batch runners (BatchEvents: the execution unit, Flashpoint's pipelines), feasibility and
+/// views (return values), and the statistics (subscribers in Statistics, fed with events).
 
 #include <cstdint>
 #include <memory>
@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "accounting.hpp"
+#include "batch_runner.hpp"
 #include "cold_start.hpp"
 #include "desired_instances.hpp"
 #include "fleet.hpp"
@@ -23,9 +24,7 @@
 
 namespace sim::platform::serverless {
 
-struct BatchTimes;
-
-class ControlPlane final : private FleetEvents {
+class ControlPlane final : private FleetEvents, private BatchEvents {
  public:
   ControlPlane(ServerlessConfig config, const gpu::ModelCatalog& catalog, PlatformContext context,
                Policies policies);
@@ -55,6 +54,12 @@ class ControlPlane final : private FleetEvents {
   std::uint64_t revoked(int host) override;
   void releasing(int host) override;
   void host_added(int host) override;
+  // BatchEvents (request_path.cpp, replicas.cpp).
+  /// The one completion path: records the batch's requests (records.hpp); a batch of an
+  /// execution unit also frees its instance.
+  void batch_finished(FinishedBatch batch) override;
+  /// The head of a pipelined replica can take the next batch.
+  void head_admits(InstanceId head) override;
 
   // Control loop (control_plane.cpp).
   void tick();
@@ -95,10 +100,9 @@ class ControlPlane final : private FleetEvents {
   /// Pumps the queues whose idle instances waited for activation memory (in the order they
   /// first waited), once a batch has released some.
   void pump_memory_waiting();
+  /// Hands `batch` to the instance's runner: its execution unit, or a pipelined replica's
+  /// pipeline.
   void run_batch(Inst& inst, std::vector<Request> batch);
-  void finish_batch(InstanceId id, std::uint64_t batch_serial, const gpu::JobResult& result);
-  /// The one completion path: records the batch's requests (records.hpp).
-  void complete(const std::vector<Request>& batch, const BatchTimes& times);
 
   // Instance lifecycle (lifecycle.cpp).
   Inst* find(InstanceId id);
@@ -121,8 +125,6 @@ class ControlPlane final : private FleetEvents {
                          const policy::PartitionSpec& spec, policy::PlatformView& pv);
   void part_ready(Inst& inst);
   void complete_model(InstanceId head);
-  void run_pipelined(Inst& head, Time now);
-  void head_admits(InstanceId head);
   void end_replica(Inst& part);
   void detach_pipeline(Inst& head);
 
@@ -149,7 +151,8 @@ class ControlPlane final : private FleetEvents {
   /// Live instances by host, ascending ids: the placement checks (fits) look at one host's.
   std::vector<std::vector<const Inst*>> on_host_;
   std::unique_ptr<ColdStarts> cold_;
-  std::unique_ptr<Pipelines> pipelines_;  ///< with a network only
+  UnitRunner unit_runner_{static_cast<BatchEvents&>(*this)};
+  std::unique_ptr<Pipelines> pipelines_;  ///< the runner of pipelined replicas' heads
 
   std::vector<std::unique_ptr<Fn>> fns_;        ///< by workload function id
   std::vector<std::unique_ptr<Queue>> queues_;  ///< by first member function id

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "sim/policy/memory_rule.hpp"
+
 namespace sim::platform::serverless {
 
 MemoryCharge memory_charge(const Fn& fn, const policy::InstanceConfig& c, ContainerMemory mode) {
@@ -62,11 +64,10 @@ bool fits(const Fn& fn, const policy::InstanceConfig& c, const policy::Location&
     if (!fn.model->operators || op_share + c.gpu_share > 1.0 + 1e-9) return false;
     if (h.spec.cores - h.reserved_cores < c.cpu_threads) return false;
   }
+  // The memory rule the placement policies see too (policy::container_fits).
   const double capacity = g.place_memory_gb(loc.slice);
-  if (capacity - g.reserved_gb(loc.slice) < charge.resident_gb) return false;
-  // Without activations this is the line above; with them, a batch of every instance here
-  // must fit once the others are idle, or one could wait for ever.
-  return activation <= 0.0 || resident + activation <= capacity + 1e-9;
+  return policy::memory_fits(capacity - g.reserved_gb(loc.slice), charge.resident_gb, resident,
+                             activation, capacity);
 }
 
 std::optional<double> time_slice_window(const Fn& fn, const policy::Location& loc, double m_gb,

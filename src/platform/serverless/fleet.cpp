@@ -4,8 +4,6 @@
 #include <stdexcept>
 #include <string>
 
-#include "view_builder.hpp"
-
 namespace sim::platform::serverless {
 
 using nlohmann::json;
@@ -119,7 +117,7 @@ void Fleet::apply(const policy::Decisions& d) {
       continue;
     }
     cluster::Market market = config_.hosts[static_cast<std::size_t>(r.host_template)].spec.market;
-    if (r.market) market = cluster_market(*r.market);
+    if (r.market) market = *r.market;
     const std::string name = "host" + std::to_string(hosts_.size() + pending_vms_);
     if (topology_ != nullptr && !topology_->find(name)) {
       ++counts_.rejected["request_vm"];

@@ -200,10 +200,8 @@ struct Inst {
   double pipeline_latency_s = 0.0;   ///< head: I = execution + transfers (0: not pipelined)
   std::uint64_t pipeline = 0;        ///< head with a network: its Pipeline (0: fixed times)
   EventHandle admit;
-  std::vector<Request> batch;
-  std::uint64_t batch_serial = 0;
-  Time dispatch;
-  Time avail;
+  std::uint64_t batch_serial = 0;  ///< its running batch's (the runner holds the requests)
+  Time dispatch;                   ///< of its running (or last) batch
 };
 
 using Instances = std::map<InstanceId, std::unique_ptr<Inst>>;

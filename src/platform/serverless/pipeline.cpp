@@ -27,12 +27,31 @@ struct Pipelines::Pipeline {
   }
 };
 
-Pipelines::Pipelines(Simulation& sim, Hosts& hosts, net::FlowNetwork& flows,
-                     std::function<void(InstanceId, PipelineBatch)> exit,
-                     std::function<void(InstanceId)> admit)
-    : sim_(sim), hosts_(hosts), flows_(flows), exit_(std::move(exit)), admit_(std::move(admit)) {}
+Pipelines::Pipelines(Simulation& sim, Hosts& hosts, net::FlowNetwork* flows, BatchEvents& events)
+    : sim_(sim), hosts_(hosts), flows_(flows), events_(events) {}
 
 Pipelines::~Pipelines() = default;
+
+void Pipelines::run(Inst& head, std::vector<Request> batch, BatchTimes times) {
+  times.start = times.dispatch;  // part 0 takes it at once: the head was idle
+  times.slice = -1;
+  if (head.pipeline != 0) {
+    // With a network: through the stations of its Pipeline (part 0 is empty).
+    submit(head.pipeline, PipelineBatch{std::move(batch), times, head.batch_serial});
+    return;
+  }
+  // Flashpoint §4.2.1, eq. 4.3-4.4: a pipelined partitioned replica takes the next request
+  // once its bottleneck stage passed this one on (max(E, N) later); this one leaves the
+  // last part I later. Transfers between parts take output bytes / host_bandwidth.
+  const InstanceId hid = head.id;
+  sim_.schedule_in(ceil_seconds(head.pipeline_latency_s),
+                   [this, hid, serial = head.batch_serial, b = std::move(batch), times]() mutable {
+                     times.finish = sim_.now();
+                     events_.batch_finished({hid, serial, std::move(b), times, std::nullopt});
+                   });
+  head.admit = sim_.schedule_in(ceil_seconds(head.pipeline_interval_s),
+                                [this, hid] { events_.head_admits(hid); });
+}
 
 std::uint64_t Pipelines::make(InstanceId head, const Fn& fn, const std::vector<int>& cut_after,
                               const std::vector<policy::Location>& locs, bool pipelined) {
@@ -80,7 +99,7 @@ void Pipelines::work(std::uint64_t serial, std::size_t s) {
         ->batch_started(sim_.now());
     sim_.schedule_in(ceil_seconds(st.exec_s), [this, serial, s] { done(serial, s); });
   } else if (st.src && st.output_bytes > 0) {
-    flows_.start(*st.src, *st.dst, b * st.output_bytes, [this, serial, s] { done(serial, s); });
+    flows_->start(*st.src, *st.dst, b * st.output_bytes, [this, serial, s] { done(serial, s); });
   } else {
     sim_.schedule_in(ceil_seconds(b * st.fixed_s), [this, serial, s] { done(serial, s); });
   }
@@ -110,9 +129,10 @@ void Pipelines::advance(std::uint64_t serial, std::size_t s) {
     st.done = false;
     const InstanceId head = p.head;
     const bool admit_now = !p.pipelined;
-    exit_(head, std::move(b));
+    b.times.finish = sim_.now();
+    events_.batch_finished({head, b.serial, std::move(b.requests), b.times, std::nullopt});
     if (admit_now) {
-      admit_(head);  // may submit the next batch or detach: p is not used after this
+      events_.head_admits(head);  // may submit the next batch or detach: p is not used after
       return;
     }
   } else {
@@ -125,7 +145,7 @@ void Pipelines::advance(std::uint64_t serial, std::size_t s) {
     work(serial, s + 1);
   }
   if (s == 0) {
-    if (p.pipelined) admit_(p.head);
+    if (p.pipelined) events_.head_admits(p.head);
   } else if (p.stations[s - 1].done) {
     advance(serial, s - 1);
   }

@@ -13,16 +13,19 @@
 /// I = sum E_k + sum N_k after its dispatch (eq. 4.4 with x = 1): the fixed-time model's numbers.
 /// Batches in flight finish even if the replica stops meanwhile (as without a network).
 ///
-/// Reports upward: `exit` when a batch leaves the last part, `admit` when part 0 is free (or,
-/// not pipelined, when the batch left the last part).
+/// Reports upward (BatchEvents): batch_finished when a batch leaves the last part, head_admits
+/// when part 0 is free (or, not pipelined, when the batch left the last part).
+/// Without a network a pipelined replica runs on fixed times (eq. 4.3-4.4): a batch leaves I
+/// after its dispatch and the head admits the next max(E, N) after it; the same runner runs
+/// both, so a replica's batches end through the one completion path either way.
 
 #include <cstdint>
-#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <vector>
 
+#include "batch_runner.hpp"
 #include "model.hpp"
 #include "sim/network/flow_network.hpp"
 
@@ -31,18 +34,19 @@ namespace sim::platform::serverless {
 /// A batch in a pipeline and what its requests' records need.
 struct PipelineBatch {
   std::vector<Request> requests;
-  Time dispatch;
-  Time avail;
-  Time ready_at;
-  int device = -1;
+  BatchTimes times;  ///< start: its dispatch (part 0 was empty); finish: when it leaves
+  std::uint64_t serial = 0;
 };
 
-class Pipelines {
+/// The batch runner of pipelined partitioned replicas' heads (Inst::pipeline_latency_s > 0).
+class Pipelines final : public BatchRunner {
  public:
-  Pipelines(Simulation& sim, Hosts& hosts, net::FlowNetwork& flows,
-            std::function<void(InstanceId head, PipelineBatch batch)> exit,
-            std::function<void(InstanceId head)> admit);
-  ~Pipelines();
+  /// `flows`: null without a network (fixed times only; make() needs it).
+  Pipelines(Simulation& sim, Hosts& hosts, net::FlowNetwork* flows, BatchEvents& events);
+  ~Pipelines() override;
+
+  /// Runs `batch` through the head's Pipeline (inst.pipeline), or on fixed times without one.
+  void run(Inst& head, std::vector<Request> batch, BatchTimes times) override;
 
   /// A pipeline for the replica headed by `head` of `fn`, cut after the layers `cut_after`, its
   /// parts at `locs`; returns its serial (> 0). Not `pipelined`: `admit` only when a batch
@@ -63,9 +67,8 @@ class Pipelines {
 
   Simulation& sim_;
   Hosts& hosts_;
-  net::FlowNetwork& flows_;
-  std::function<void(InstanceId, PipelineBatch)> exit_;
-  std::function<void(InstanceId)> admit_;
+  net::FlowNetwork* flows_;
+  BatchEvents& events_;
   std::map<std::uint64_t, std::unique_ptr<Pipeline>> pipelines_;  ///< by serial
   std::uint64_t next_ = 1;
 };

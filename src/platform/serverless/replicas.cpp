@@ -7,7 +7,6 @@
 #include "control_plane.hpp"
 #include "feasibility.hpp"
 #include "partition_plan.hpp"
-#include "records.hpp"
 
 namespace sim::platform::serverless {
 
@@ -67,7 +66,7 @@ bool ControlPlane::start_partitioned(Fn& fn, const policy::InstanceConfig& confi
       find(head)->replica->members.push_back(id);
     }
   }
-  if (pipelines_) {
+  if (flows_) {
     Inst& h = *find(head);
     h.pipeline = pipelines_->make(head, fn, spec.cut_after, locs, spec.pipelined);
   }
@@ -120,32 +119,6 @@ void ControlPlane::complete_model(InstanceId hid) {
       became_idle(*i);
     }
   }
-}
-
-// A batch of a pipelined partitioned replica's head (inst.batch, dispatched at `now`).
-void ControlPlane::run_pipelined(Inst& inst, Time now) {
-  if (inst.pipeline != 0) {
-    // With a network: through the stations of its Pipeline (part 0 is empty: the head was idle).
-    pipelines_->submit(inst.pipeline,
-                       PipelineBatch{std::move(inst.batch), now, inst.avail, inst.life.ready_at(),
-                                     fleet_->global_gpu(inst.loc)});
-    inst.batch.clear();
-    return;
-  }
-  // Flashpoint §4.2.1, eq. 4.3-4.4: a pipelined partitioned replica takes the next request
-  // once its bottleneck stage passed this one on (max(E, N) later); this one leaves the
-  // last part I later. Transfers between parts take output bytes / host_bandwidth.
-  const InstanceId hid = inst.id;
-  const Time ready = inst.life.ready_at();
-  const int device = fleet_->global_gpu(inst.loc);
-  sim_.schedule_in(ceil_seconds(inst.pipeline_latency_s),
-                   [this, b = std::move(inst.batch), now, avail = inst.avail, ready, device] {
-                     const auto n = static_cast<std::uint32_t>(b.size());
-                     complete(b, {now, avail, ready, now, sim_.now(), n, device, -1});
-                   });
-  inst.batch.clear();
-  inst.admit =
-      sim_.schedule_in(ceil_seconds(inst.pipeline_interval_s), [this, hid] { head_admits(hid); });
 }
 
 // The head of a pipelined replica can take the next batch (its first part passed the last on).

@@ -1,6 +1,6 @@
 // The request path: gateway (per-node routing under DispatchScope::kNode), queues, batcher,
-// dispatcher, and a batch's run and completion on an instance's execution unit (a pipelined
-// replica runs its batches through replicas.cpp; both complete through complete()).
+// dispatcher, a batch handed to its runner (batch_runner.hpp: the instance's execution unit,
+// or a pipelined replica's Pipelines), and batch_finished, the one completion path of both.
 
 #include <algorithm>
 #include <stdexcept>
@@ -172,7 +172,7 @@ std::optional<int> ControlPlane::scan_idle(Queue& q) {
     q.idle[kept++] = id;
     if (!fleet_->host(i->loc.host).available) continue;
     if (!activations_fit(*i)) {
-      // Offered again when a batch releases memory (finish_batch); never over-committed.
+      // Offered again when a batch releases memory (batch_finished); never over-committed.
       short_of_memory = true;
       i->short_of_memory = true;
       continue;
@@ -288,13 +288,20 @@ void ControlPlane::run_batch(Inst& inst, std::vector<Request> batch) {
   inst.dispatch = now;
   // Available to its queue since it became idle, or since its activations fitted again after
   // a memory wait (records.cpp: the time before is queueing, not batching).
-  inst.avail = std::max(inst.life.idle_since(), inst.memory_ready_at);
-  inst.batch = std::move(batch);
+  const Time avail = std::max(inst.life.idle_since(), inst.memory_ready_at);
   inst.batch_serial = next_batch_++;
-  running_requests_ += inst.batch.size();
+  running_requests_ += batch.size();
   ++batches_;
+  const BatchTimes times{now,
+                         avail,
+                         inst.life.ready_at(),
+                         {},
+                         {},
+                         static_cast<std::uint32_t>(batch.size()),
+                         inst.loc.gpu >= 0 ? fleet_->global_gpu(inst.loc) : -1,
+                         inst.loc.slice};
   if (inst.pipeline != 0 || inst.pipeline_latency_s > 0) {
-    run_pipelined(inst, now);
+    pipelines_->run(inst, std::move(batch), times);  // a pipelined partitioned replica's head
     return;
   }
   if (inst.loc.gpu >= 0) {
@@ -309,33 +316,30 @@ void ControlPlane::run_batch(Inst& inst, std::vector<Request> batch) {
       accounting_.activations_changed(now, inst.activation_gb);
     }
   }
-  gpu::BatchJob job;
-  job.id = inst.batch_serial;
-  job.model = inst.fn->model;
-  job.batch = static_cast<int>(inst.batch.size());
-  job.sm_cap = inst.config.gpu_share;
-  const InstanceId id = inst.id;
-  const std::uint64_t serial = inst.batch_serial;
-  job.on_complete = [this, id, serial](const gpu::JobResult& r) { finish_batch(id, serial, r); };
-  inst.unit->submit(std::move(job));
+  unit_runner_.run(inst, std::move(batch), times);
 }
 
-void ControlPlane::finish_batch(InstanceId id, std::uint64_t serial, const gpu::JobResult& result) {
-  Inst* inst = find(id);
-  if (inst == nullptr || inst->batch_serial != serial) {
-    throw std::logic_error("batch completion for an unknown instance");
+void ControlPlane::batch_finished(FinishedBatch b) {
+  Inst* inst = nullptr;
+  if (b.unit) {
+    inst = find(b.instance);
+    if (inst == nullptr || inst->batch_serial != b.serial) {
+      throw std::logic_error("batch completion for an unknown instance");
+    }
   }
+  for (const Request& q : b.requests) {
+    ++completed_;
+    context_.record(served_record(q, b.times));
+  }
+  running_requests_ -= b.requests.size();
+  // A pipeline's batch: its head was freed when its first part passed the batch on.
+  if (!b.unit) return;
   const Time now = sim_.now();
-  const int device = inst->loc.gpu >= 0 ? fleet_->global_gpu(inst->loc) : -1;
-  complete(inst->batch,
-           {inst->dispatch, inst->avail, inst->life.ready_at(), result.started, result.finished,
-            static_cast<std::uint32_t>(inst->batch.size()), device, inst->loc.slice});
-  stats_.batch_finished(*inst, result);
+  stats_.batch_finished(*inst, *b.unit, b.requests.size());
   cluster::Host& host = fleet_->host(inst->loc.host);
   if (inst->loc.gpu >= 0) host.gpus[static_cast<std::size_t>(inst->loc.gpu)]->batch_finished(now);
   const bool released = inst->holds_activations;
   release_activations(*inst);
-  inst->batch.clear();
   ++inst->batches;
   inst->life.transition(InstanceEvent::kBatchDone, now);
   if (inst->stop_after_batch || !host.available) {
@@ -368,14 +372,6 @@ void ControlPlane::pump_memory_waiting() {
   waiting.swap(memory_waiting_);
   for (Queue* q : waiting)
     pump(*q);  // a queue still short of memory adds itself again
-}
-
-void ControlPlane::complete(const std::vector<Request>& batch, const BatchTimes& times) {
-  for (const Request& q : batch) {
-    ++completed_;
-    context_.record(served_record(q, times));
-  }
-  running_requests_ -= batch.size();
 }
 
 }  // namespace sim::platform::serverless

@@ -30,8 +30,10 @@ struct SummaryInputs {
 class StatsSubscriber {
  public:
   virtual ~StatsSubscriber() = default;
-  /// A batch of `inst` ran from result.started to result.finished (inst.batch still holds it).
-  virtual void batch_finished(const Inst& /*inst*/, const gpu::JobResult& /*result*/) {}
+  /// A batch of `requests` requests ran on `inst`'s execution unit from result.started to
+  /// result.finished (inst.dispatch: its dispatch). Pipelined batches are not reported.
+  virtual void batch_finished(const Inst& /*inst*/, const gpu::JobResult& /*result*/,
+                              std::size_t /*requests*/) {}
   virtual void instance_ended(const Inst& /*inst*/, Time /*now*/) {}
   /// The view of a control tick, before the tick's policies decide.
   virtual void tick(const policy::PlatformView& /*view*/) {}
@@ -51,9 +53,9 @@ class Statistics {
     return ref;
   }
 
-  void batch_finished(const Inst& inst, const gpu::JobResult& result) {
+  void batch_finished(const Inst& inst, const gpu::JobResult& result, std::size_t requests) {
     for (const auto& s : subscribers_)
-      s->batch_finished(inst, result);
+      s->batch_finished(inst, result, requests);
   }
   void instance_ended(const Inst& inst, Time now) {
     for (const auto& s : subscribers_)

@@ -1,45 +1,8 @@
 #include "view_builder.hpp"
 
 #include <algorithm>
-#include <stdexcept>
 
 namespace sim::platform::serverless {
-
-policy::Market market_view(cluster::Market m) {
-  switch (m) {
-    case cluster::Market::kOwned:
-      return policy::Market::kOwned;
-    case cluster::Market::kOnDemand:
-      return policy::Market::kOnDemand;
-    case cluster::Market::kSpot:
-      return policy::Market::kSpot;
-  }
-  throw std::logic_error("market_view: unknown market");
-}
-
-cluster::Market cluster_market(policy::Market m) {
-  switch (m) {
-    case policy::Market::kOwned:
-      return cluster::Market::kOwned;
-    case policy::Market::kOnDemand:
-      return cluster::Market::kOnDemand;
-    case policy::Market::kSpot:
-      return cluster::Market::kSpot;
-  }
-  throw std::logic_error("cluster_market: unknown market");
-}
-
-policy::GpuSharing sharing_view(cluster::GpuSharing s) {
-  switch (s) {
-    case cluster::GpuSharing::kExclusive:
-      return policy::GpuSharing::kExclusive;
-    case cluster::GpuSharing::kMps:
-      return policy::GpuSharing::kMps;
-    case cluster::GpuSharing::kTimeSlice:
-      return policy::GpuSharing::kTimeSlice;
-  }
-  throw std::logic_error("sharing_view: unknown sharing");
-}
 
 policy::InstanceView instance_view(const Inst& i) {
   policy::InstanceView v;
@@ -67,7 +30,7 @@ void fill_host_view(policy::HostView& hv, const cluster::Host& h) {
   hv.index = h.index;
   hv.name = h.name;
   hv.host_template = h.template_index;
-  hv.market = market_view(h.spec.market);
+  hv.market = h.spec.market;
   hv.available = h.available && !h.gone;
   hv.revocation_at = h.revocation_at;
   hv.cores = h.spec.cores;
@@ -80,7 +43,7 @@ void fill_host_view(policy::HostView& hv, const cluster::Host& h) {
     const auto& g = *h.gpus[k];
     policy::GpuView& gv = hv.gpus[k];
     gv.type = g.type().name;
-    gv.sharing = sharing_view(g.sharing());
+    gv.sharing = g.sharing();
     gv.mig = g.mig();
     gv.memory_gb = g.type().memory_gb;
     gv.instances = g.instances();

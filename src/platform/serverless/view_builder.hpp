@@ -22,11 +22,6 @@ struct ViewInputs {
   const Hosts& hosts;
 };
 
-/// The cluster's vocabulary in the policies' terms, and back (a VM request names a market).
-[[nodiscard]] policy::Market market_view(cluster::Market m);
-[[nodiscard]] cluster::Market cluster_market(policy::Market m);
-[[nodiscard]] policy::GpuSharing sharing_view(cluster::GpuSharing s);
-
 [[nodiscard]] policy::InstanceView instance_view(const Inst& inst);
 /// The function's static fields and counters (no queue ages, rates or instance counts: those
 /// build_view adds).

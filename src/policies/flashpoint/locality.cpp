@@ -17,7 +17,7 @@ int free_gpu(const HostView& host, const FunctionView& f) {
     const GpuView& gpu = host.gpus[g];
     if (gpu.mig || gpu.reconfiguring) continue;
     if (gpu.sharing == GpuSharing::kExclusive && gpu.instances > 0) continue;
-    if (gpu.memory_free_gb < f.device_memory_gb) continue;
+    if (!container_fits(f, gpu)) continue;  // the platform's memory rule
     return static_cast<int>(g);
   }
   return -1;

@@ -124,9 +124,10 @@ Time HistogramKeepAlive::idle_timeout(const InstanceView& instance, const Functi
   return std::max(Time::zero(), end - instance.state_since);
 }
 
-std::vector<StartInstance> HistogramKeepAlive::prewarm(const PlatformView& view) {
+Decisions HistogramKeepAlive::prewarm(const PlatformView& view) {
   observe(view);
-  std::vector<StartInstance> out;
+  Decisions d;
+  std::vector<StartInstance>& out = d.start;
   for (const FunctionView& f : view.functions) {
     const Track& t = tracks_.at(f.id);
     const Windows w = t.windows;
@@ -149,7 +150,7 @@ std::vector<StartInstance> HistogramKeepAlive::prewarm(const PlatformView& view)
     for (const InstanceConfig& c : missing)
       out.push_back({f.id, 1, c, std::nullopt});
   }
-  return out;
+  return d;
 }
 
 }  // namespace sim::policy::infless

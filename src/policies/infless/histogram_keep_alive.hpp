@@ -59,7 +59,7 @@ class HistogramKeepAlive final : public KeepAlive {
  public:
   explicit HistogramKeepAlive(HistogramKeepAliveConfig config) : config_(config) {}
   Time idle_timeout(const InstanceView& instance, const FunctionView& function) override;
-  std::vector<StartInstance> prewarm(const PlatformView& view) override;
+  Decisions prewarm(const PlatformView& view) override;
 
   /// The current windows of a function (what idle_timeout and prewarm use).
   [[nodiscard]] Windows windows(std::uint32_t function) const;

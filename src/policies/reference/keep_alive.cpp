@@ -6,11 +6,11 @@ Time FixedKeepAlive::idle_timeout(const InstanceView&, const FunctionView&) {
   return keep_alive_;
 }
 
-std::vector<StartInstance> FixedKeepAlive::prewarm(const PlatformView& view) {
-  std::vector<StartInstance> out;
+Decisions FixedKeepAlive::prewarm(const PlatformView& view) {
+  Decisions out;
   for (const auto& f : view.functions) {
     const int missing = min_warm_ - f.live();
-    if (missing > 0) out.push_back({f.id, missing, std::nullopt, std::nullopt});
+    if (missing > 0) out.start.push_back({f.id, missing, std::nullopt, std::nullopt});
   }
   return out;
 }

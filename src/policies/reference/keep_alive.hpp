@@ -12,7 +12,7 @@ class FixedKeepAlive final : public KeepAlive {
  public:
   FixedKeepAlive(Time keep_alive, int min_warm) : keep_alive_(keep_alive), min_warm_(min_warm) {}
   Time idle_timeout(const InstanceView& instance, const FunctionView& function) override;
-  std::vector<StartInstance> prewarm(const PlatformView& view) override;
+  Decisions prewarm(const PlatformView& view) override;
 
  private:
   Time keep_alive_;
@@ -23,7 +23,7 @@ class FixedKeepAlive final : public KeepAlive {
 class KeepForever final : public KeepAlive {
  public:
   Time idle_timeout(const InstanceView&, const FunctionView&) override { return Time::max(); }
-  std::vector<StartInstance> prewarm(const PlatformView&) override { return {}; }
+  Decisions prewarm(const PlatformView&) override { return {}; }
 };
 
 }  // namespace sim::policy::reference

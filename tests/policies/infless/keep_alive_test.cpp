@@ -145,7 +145,7 @@ TEST(Lsth, UnloadsThenPrewarmsOneInstance) {
   v.now = minutes(301);
   EXPECT_TRUE(k.prewarm(v).empty());
   v.now = minutes(302);
-  const auto starts = k.prewarm(v);
+  const auto starts = k.prewarm(v).start;
   ASSERT_EQ(starts.size(), 1u);
   EXPECT_EQ(starts[0].count, 1);
   InstanceView fresh;
@@ -223,7 +223,7 @@ TEST(Lsth, PrewarmsTheConfigurationsOfTheLastActivitysPeak) {
   v.now = minutes(302);
   EXPECT_TRUE(k.prewarm(v).empty());
   v.now = minutes(303);
-  const auto starts = k.prewarm(v);
+  const auto starts = k.prewarm(v).start;
   ASSERT_EQ(starts.size(), 2u);
   for (const auto& s : starts) {
     EXPECT_EQ(s.function, 0u);
@@ -263,7 +263,7 @@ TEST(Hhp, PrewarmsOneInstanceWithoutCapacity) {
   v.control_interval = minutes(1);
   v.functions = {f};
   v.now = minutes(303);
-  const auto starts = k.prewarm(v);
+  const auto starts = k.prewarm(v).start;
   ASSERT_EQ(starts.size(), 1u);
   EXPECT_EQ(starts[0].count, 1);
   EXPECT_FALSE(starts[0].config.has_value());

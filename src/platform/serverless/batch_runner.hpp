@@ -1,0 +1,61 @@
+#pragma once
+/// What runs a dispatched batch, and the one way a batch's end is reported (issue #23): a
+/// BatchRunner takes the batch from the request path, and when the batch has left it reports a
+/// FinishedBatch to BatchEvents::batch_finished, the single completion path, which writes the
+/// requests' records with one latency decomposition (records.hpp). Two runners: UnitRunner
+/// (the instance's execution unit: a GPU, MIG slice, time-slice window, operator unit or CPU
+/// cores) and Pipelines (a Flashpoint partitioned replica's pipeline, pipeline.hpp).
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "model.hpp"
+#include "records.hpp"
+
+namespace sim::platform::serverless {
+
+/// A batch that has left its runner.
+struct FinishedBatch {
+  InstanceId instance = 0;   ///< the instance (a replica's head) it was dispatched to
+  std::uint64_t serial = 0;  ///< Inst::batch_serial at its dispatch
+  std::vector<Request> requests;
+  BatchTimes times;  ///< complete: start and finish set by the runner
+  /// The execution unit's result (UnitRunner): the instance is free again. A pipeline's batch
+  /// has none: its head was freed when part 0 passed the batch on (BatchEvents::head_admits).
+  std::optional<gpu::JobResult> unit;
+};
+
+/// What runners report upward (the control plane implements it; runners never call it
+/// otherwise).
+class BatchEvents {
+ public:
+  /// The one completion path: every batch ends here, whichever runner ran it.
+  virtual void batch_finished(FinishedBatch batch) = 0;
+  /// A pipelined replica's head may take its next batch (its first part is free again).
+  virtual void head_admits(InstanceId head) = 0;
+
+ protected:
+  ~BatchEvents() = default;
+};
+
+class BatchRunner {
+ public:
+  virtual ~BatchRunner() = default;
+  /// Runs `batch`, dispatched now to `inst` (inst.batch_serial set); `times`: when and where,
+  /// all but start and finish, which the runner fills in when the batch has left it.
+  virtual void run(Inst& inst, std::vector<Request> batch, BatchTimes times) = 0;
+};
+
+/// Runs a batch on the instance's execution unit (Inst::unit) as one job; the unit's result
+/// gives the batch's start and finish.
+class UnitRunner final : public BatchRunner {
+ public:
+  explicit UnitRunner(BatchEvents& events) : events_(events) {}
+  void run(Inst& inst, std::vector<Request> batch, BatchTimes times) override;
+
+ private:
+  BatchEvents& events_;
+};
+
+}  // namespace sim::platform::serverless
