@@ -43,13 +43,19 @@ def function(m):
             "model_size": f"{MODEL_MB[m]}MB"}
 
 
-def trace(kind, rate, window, shares):
+def trace(kind, rate, window, shares, ramp):
+    # The load rises linearly from zero over the warm-up (`ramp`): Protean's runs are of a
+    # platform in operation with warm containers (§4.1, §4.2); a cold cluster taking the full
+    # 5000 rps at t = 0 hands the first second's queue to every new container at once, and under
+    # MPS that burst never drains (docs/reproduction/protean.md, Table 4).
     if kind == "wikipedia":
         t = {"type": "wikipedia"}
-        tr = [{"window": {"start": "0s", "duration": window}}, {"rescale": {"mean": rate}}]
+        tr = [{"window": {"start": "0s", "duration": window}}, {"rescale": {"mean": rate}},
+              {"ramp": {"duration": ramp}}]
     elif kind == "twitter":
         t = {"type": "twitter"}
-        tr = [{"window": {"start": "470040s", "duration": window}}, {"rescale": {"peak": rate}}]
+        tr = [{"window": {"start": "470040s", "duration": window}}, {"rescale": {"peak": rate}},
+              {"ramp": {"duration": ramp}}]
     else:  # constant
         t = {"type": "constant", "rate": rate}
         tr = []
@@ -70,7 +76,7 @@ def be_share(models, weight):
 
 
 def experiment(desc, kind, rate, shares, models, size):
-    t = trace(kind, rate, size["duration"], shares)
+    t = trace(kind, rate, size["duration"], shares, size["warmup"])
     t["function"] = models[0]  # every arrival is relabelled by the split
     return {"description": desc, **size, "seed": 7,
             "output": {"requests": "hdf5", "timeseries_period": "1s"},

@@ -1,5 +1,6 @@
 #include "sim/traces/series_transforms.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -133,6 +134,25 @@ class CompressSeries final : public Wrapper {
   double factor_;
 };
 
+class RampSeries final : public Wrapper {
+ public:
+  RampSeries(std::unique_ptr<CountSeries> in, Time duration)
+      : Wrapper(std::move(in)), duration_(duration) {
+    if (duration <= Time::zero()) throw std::invalid_argument("ramp: duration must be > 0");
+  }
+  bool next(CountBin& bin) override {
+    if (!in_->next(bin)) return false;
+    // The bin's midpoint stands for its requests (a point: its time).
+    const Time mid = bin.start + bin.length / 2;
+    if (mid < duration_) scale_counts(bin, std::max(0.0, mid / duration_), rounders_);
+    return true;
+  }
+
+ private:
+  Time duration_;
+  Rounders rounders_;
+};
+
 }  // namespace
 
 std::unique_ptr<CountSeries> make_window(std::unique_ptr<CountSeries> in, Time start,
@@ -146,6 +166,10 @@ std::unique_ptr<CountSeries> make_rescale(std::unique_ptr<CountSeries> in, doubl
 
 std::unique_ptr<CountSeries> make_compress(std::unique_ptr<CountSeries> in, double factor) {
   return std::make_unique<CompressSeries>(std::move(in), factor);
+}
+
+std::unique_ptr<CountSeries> make_ramp(std::unique_ptr<CountSeries> in, Time duration) {
+  return std::make_unique<RampSeries>(std::move(in), duration);
 }
 
 double rescale_factor(CountSeries& series, const RescaleTarget& target) {

@@ -83,6 +83,16 @@ std::shared_ptr<const Schema> compress_schema() {
   return s;
 }
 
+std::shared_ptr<const Schema> ramp_schema() {
+  auto s = std::make_shared<Schema>(
+      "ramp",
+      "Scale counts by t / duration for t < duration (a linear rise from zero), so that a "
+      "warm-up brings the platform up to its operating point instead of a cold cluster taking "
+      "the full load at once.");
+  s->add("duration", ParamType::kDuration).at_least(1e-9).doc("length of the rise, > 0");
+  return s;
+}
+
 std::shared_ptr<const Schema> share_schema() {
   auto s =
       std::make_shared<Schema>("share", "One part of a split; unset fields keep the arrival's.");
@@ -117,8 +127,8 @@ std::shared_ptr<const Schema> split_schema() {
 }
 
 std::shared_ptr<const Schema> transform_schema() {
-  auto s = std::make_shared<Schema>("transform",
-                                    "One step: exactly one of window, rescale, compress, split.");
+  auto s = std::make_shared<Schema>(
+      "transform", "One step: exactly one of window, rescale, compress, ramp, split.");
   optional_object(*s, "window", window_schema()).doc("time window");
   optional_object(*s, "rescale", rescale_schema())
       .doc("rescale to a mean or peak rate")
@@ -128,6 +138,7 @@ std::shared_ptr<const Schema> transform_schema() {
         return mean != peak ? "" : "give exactly one of \"mean\" and \"peak\"";
       });
   optional_object(*s, "compress", compress_schema()).doc("time compression");
+  optional_object(*s, "ramp", ramp_schema()).doc("linear rise of the load from zero");
   optional_object(*s, "split", split_schema())
       .doc("split by shares")
       .validate([](const json& v) -> std::string {
@@ -156,7 +167,8 @@ std::shared_ptr<const Schema> transform_schema() {
 void add_common(Schema& s) {
   constexpr const char* kTransformDoc =
       "ordered steps: {\"window\": {...}}, {\"rescale\": {...}}, {\"compress\": {...}}, "
-      "{\"split\": {...}}; window/rescale/compress act on counts in order, splits on arrivals";
+      "{\"ramp\": {...}}, {\"split\": {...}}; window/rescale/compress/ramp act on counts in "
+      "order, splits on arrivals";
   s.add("function", ParamType::kString).def("default").doc("function (model) of the requests");
   s.add("application", ParamType::kString).def("default").doc("application of the requests");
   s.add("class", ParamType::kChoice)
@@ -169,12 +181,13 @@ void add_common(Schema& s) {
     for (std::size_t i = 0; i < v.size(); ++i) {
       if (!v[i].is_object()) continue;
       int n = 0;
-      for (const char* k : {"window", "rescale", "compress", "split"}) {
+      for (const char* k : {"window", "rescale", "compress", "ramp", "split"}) {
         if (v[i].contains(k)) ++n;
       }
       if (n != 1) {
         return "step " + std::to_string(i) +
-               ": expected exactly one of \"window\", \"rescale\", \"compress\", \"split\", "
+               ": expected exactly one of \"window\", \"rescale\", \"compress\", \"ramp\", "
+               "\"split\", "
                "found " +
                std::to_string(n);
       }
@@ -699,6 +712,9 @@ SeriesFactory make_series_factory(const std::string& kind, const json& resolved,
     } else if (auto c = step.find("compress"); c != step.end() && !c->is_null()) {
       const double factor = c->at("factor").get<double>();
       f = [f, factor] { return make_compress(f(), factor); };
+    } else if (auto rp = step.find("ramp"); rp != step.end() && !rp->is_null()) {
+      const Time duration = config::get_duration(*rp, "duration");
+      f = [f, duration] { return make_ramp(f(), duration); };
     }
   }
   return f;

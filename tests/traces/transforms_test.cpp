@@ -111,5 +111,26 @@ TEST(Compress, DividesTimesKeepsCounts) {
   EXPECT_EQ(bins[1].total(), 6u);
 }
 
+TEST(Ramp, RisesLinearlyOverItsDurationThenLeavesCountsAlone) {
+  // Bins of 1 s with 100 each, ramp over 4 s: midpoints 0.5, 1.5, 2.5, 3.5 s scale by 1/8, 3/8,
+  // 5/8, 7/8 (12.5 -> 12 or 13 by error diffusion, 37.5, 62.5, 87.5: total exactly 200); the
+  // bins from 4 s on keep their 100.
+  auto r = make_ramp(series(std::vector<std::uint64_t>(6, 100)), seconds(4));
+  const auto bins = drain(*r);
+  ASSERT_EQ(bins.size(), 6u);
+  EXPECT_NEAR(static_cast<double>(bins[0].total()), 12.5, 0.5);
+  EXPECT_NEAR(static_cast<double>(bins[1].total()), 37.5, 0.5);
+  EXPECT_NEAR(static_cast<double>(bins[2].total()), 62.5, 0.5);
+  EXPECT_NEAR(static_cast<double>(bins[3].total()), 87.5, 0.5);
+  EXPECT_EQ(bins[0].total() + bins[1].total() + bins[2].total() + bins[3].total(), 200u);
+  EXPECT_EQ(bins[4].total(), 100u);
+  EXPECT_EQ(bins[5].total(), 100u);
+  EXPECT_EQ(bins[5].start, seconds(5));
+}
+
+TEST(Ramp, RejectsANonPositiveDuration) {
+  EXPECT_THROW(make_ramp(series({1}), Time::zero()), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace sim::traces

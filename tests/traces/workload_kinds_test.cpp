@@ -79,7 +79,7 @@ TEST(WorkloadKinds, BadTransformStepsAreReportedWithTheirPath) {
           &problems);
   const std::vector<std::string> two = {
       "s.json: /workload/0/transforms: step 0: expected exactly one of \"window\", \"rescale\", "
-      "\"compress\", \"split\", found 2"};
+      "\"compress\", \"ramp\", \"split\", found 2"};
   EXPECT_EQ(problems, two);
 }
 

@@ -9,6 +9,11 @@
 ///   with count 1 and factor 2.5 becomes points of 2 or 3 requests at the same time.
 /// - compress(factor): divides all times by `factor` (2 = twice as fast; counts unchanged, so
 ///   rates double).
+/// - ramp(duration): multiplies the count of a bin (or point) whose midpoint is at t < duration
+///   by t / duration, so the load rises linearly from zero over [0, duration) on the series'
+///   time axis (after a rebasing window, zero is the window start); later bins are unchanged.
+///   A run's warm-up can thus bring a platform up to its operating point instead of starting a
+///   cold cluster under the full load at once (docs/traces.md).
 /// Rescaling "to a target mean or peak" needs the statistics of the series it applies to: the
 /// caller makes a first pass over a fresh copy of the upstream series (rescale_factor below),
 /// which for a rate trace costs one extra read of the file.
@@ -25,6 +30,7 @@ std::unique_ptr<CountSeries> make_window(std::unique_ptr<CountSeries> in, Time s
                                          std::optional<Time> duration, bool rebase);
 std::unique_ptr<CountSeries> make_rescale(std::unique_ptr<CountSeries> in, double factor);
 std::unique_ptr<CountSeries> make_compress(std::unique_ptr<CountSeries> in, double factor);
+std::unique_ptr<CountSeries> make_ramp(std::unique_ptr<CountSeries> in, Time duration);
 
 struct RescaleTarget {
   std::optional<double> mean_rate;  ///< requests per second

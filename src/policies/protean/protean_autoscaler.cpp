@@ -171,7 +171,13 @@ Decisions ProteanAutoscaler::decide(const PlatformView& view) {
     std::erase_if(stopping_, [&](InstanceId id) { return live_ids.count(id) == 0; });
   }
   reconfigured_now_.clear();
-  if (config_.reconfigure) reconfigurator(view, d);
+  // Algorithm 2 line 1: the reconfigurator runs "for every Monitor_Interval = W" (W is not
+  // published; the default is the control tick, so it runs at every decision).
+  if (config_.reconfigure &&
+      (!last_monitor_ || view.now - *last_monitor_ >= seconds(config_.monitor_interval_s))) {
+    last_monitor_ = view.now;
+    reconfigurator(view, d);
+  }
   drain(view, d);
 
   GpuSet excluded = reconfigured_now_;

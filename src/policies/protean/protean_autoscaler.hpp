@@ -14,6 +14,7 @@
 ///   and reconfigured once empty, at most max_reconfiguring of the GPUs at a time.
 
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -50,7 +51,9 @@ struct ProteanAutoscalerConfig {
   double max_reconfiguring_fraction = 0.3;
   double strict_sm_cap = 1.0;  ///< GPUlet: SM cap of strict containers under MPS
   ContainerCount container_count = ContainerCount::kInFlight;
-  double monitor_interval_s = 1.0;  ///< kIntervalBatches' window (assumption: the control tick)
+  /// W of Algorithm 2 line 1: the reconfigurator (EWMA sample, geometry choice, wait counter)
+  /// runs once per W; also kIntervalBatches' window (assumption: the control tick)
+  double monitor_interval_s = 1.0;
   BestEffortMemory best_effort_memory = BestEffortMemory::kRequests;
 };
 
@@ -78,6 +81,7 @@ class ProteanAutoscaler final : public Autoscaler {
   GpuSet reconfigured_now_;  ///< reconfigured this tick: no containers there until it is done
   std::set<InstanceId> stopping_;
   std::map<std::uint32_t, Time> surplus_since_;
+  std::optional<Time> last_monitor_;  ///< when Algorithm 2 last ran
 };
 
 }  // namespace sim::policy::protean

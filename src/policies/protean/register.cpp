@@ -114,7 +114,10 @@ PolicyKind autoscaler() {
   s->add("monitor_interval", ParamType::kDuration)
       .def("1s")
       .at_least(0)
-      .doc("the monitor interval of container_count interval-batches (assumption: not published)");
+      .doc(
+          "Monitor_Interval W of Algorithm 2 (the reconfigurator runs once per W; its wait "
+          "counter counts W-long mismatches) and the window of container_count "
+          "interval-batches (assumption: not published)");
   s->add("best_effort_memory", ParamType::kChoice)
       .def("requests")
       .one_of({"requests", "whole-batches"})

@@ -233,6 +233,36 @@ TEST(ProteanAutoscaler, ReconfiguresAfterWaitLimitAndDrainsFirst) {
   EXPECT_EQ(reconfigs, 2U);
 }
 
+TEST(ProteanAutoscaler, ReconfiguratorRunsOncePerMonitorInterval) {
+  // As above, but W = 2 s with a decision every 1 s: Algorithm 2 runs at ticks 0, 2, 4, 6, ...
+  // (arrivals over 2 s: 3200 / 8 GPUs = 400 per GPU -> 4 batches x 14 GB, still no small set ->
+  // (4g, 3g)). Mismatches 1-3 at ticks 0, 2, 4; tick 6 finds wait_ctr = 3: 2 GPUs reconfigure
+  // there and nowhere else (with W = 1 s it was tick 3).
+  PlatformView v;
+  for (int h = 0; h < 8; ++h) {
+    HostView hv = mig_view().hosts[0];
+    hv.index = h;
+    v.hosts.push_back(hv);
+  }
+  FunctionView be = small_be(0, 0);
+  be.device_memory_gb = 14;
+  ProteanAutoscalerConfig c;
+  c.best_effort_count = BestEffortCount::kIntervalArrivals;
+  c.monitor_interval_s = 2.0;
+  ProteanAutoscaler a(c);
+  std::uint64_t arrivals = 0;
+  for (int tick = 0; tick < 8; ++tick) {
+    arrivals += 1600;
+    be.arrivals = arrivals;
+    v.functions = {be};
+    v.now = seconds(tick);
+    const auto d = a.decide(v);
+    EXPECT_EQ(d.reconfigure.size(), tick == 6 ? 2U : 0U) << tick;
+    for (const auto& r : d.reconfigure)
+      v.hosts[static_cast<std::size_t>(r.host)].gpus[0].reconfiguring = true;
+  }
+}
+
 TEST(ProteanAutoscaler, InFlightBestEffortCountKeepsTheSmallSlicesForASmallModel) {
   // In-flight count: 2500 BE rps x 0.11 s = 275 requests over 1 GPU -> ceil(275/128) = 3
   // batches x 2 GB = 6 GB; [1g, 2g] holds it at 6/15 = 0.4 in [T_low, T_high] -> (4g, 2g, 1g),
