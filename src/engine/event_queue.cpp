@@ -82,9 +82,13 @@ std::uint32_t EventQueue::acquire_slot() {
 }
 
 EventHandle EventQueue::commit(Time t, std::uint32_t slot, EventPhase phase) {
-  if (next_sequence_ >> sequence_bits_ != 0) renumber();
-  const std::uint64_t tail = (static_cast<std::uint64_t>(phase) << kPhaseShift) |
-                             (next_sequence_++ << kSequenceShift) | slot;
+  return commit_sequence(t, slot, phase, take_sequence());
+}
+
+EventHandle EventQueue::commit_sequence(Time t, std::uint32_t slot, EventPhase phase,
+                                        std::uint64_t sequence) {
+  const std::uint64_t tail =
+      (static_cast<std::uint64_t>(phase) << kPhaseShift) | (sequence << kSequenceShift) | slot;
   Slot& s = slots_[slot];
   s.tail = tail;
   insert((static_cast<Key>(static_cast<std::uint64_t>(t.ns())) << 64) | tail);
@@ -453,24 +457,50 @@ void EventQueue::rebuild(std::vector<Key>& keys) {
   entries_ = top_.size();
 }
 
+void EventQueue::add_holder(SequenceHolder* holder) {
+  holders_.push_back(holder);
+}
+
+void EventQueue::remove_holder(SequenceHolder* holder) {
+  holders_.erase(std::remove(holders_.begin(), holders_.end(), holder), holders_.end());
+}
+
+std::uint64_t EventQueue::renumbered_sequence(const std::vector<std::uint64_t>& sorted,
+                                              std::uint64_t s) {
+  return static_cast<std::uint64_t>(std::lower_bound(sorted.begin(), sorted.end(), s) -
+                                    sorted.begin());
+}
+
 void EventQueue::renumber() {
-  // Reassign sequence numbers 0, 1, ... to the live events in their current order; the order
-  // of everything pending, and every handle, stays as it was.
+  // Replace every sequence number in use (pending events' and the holders') by its rank among
+  // them: 0, 1, ... An order-preserving map of the numbers keeps the order of everything
+  // pending (events at equal time and phase run by number), and every handle stays valid.
   std::vector<Key> keep = live_keys();
-  std::sort(keep.begin(), keep.end());
-  if (keep.size() >= (std::uint64_t{1} << sequence_bits_)) {
+  std::vector<std::uint64_t> sorted;
+  sorted.reserve(keep.size());
+  for (const Key k : keep)
+    sorted.push_back((static_cast<std::uint64_t>(k) & ~(std::uint64_t{3} << kPhaseShift)) >>
+                     kSequenceShift);
+  for (const SequenceHolder* h : holders_)
+    h->held_sequences(sorted);
+  std::sort(sorted.begin(), sorted.end());
+  sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+  if (sorted.size() >= (std::uint64_t{1} << sequence_bits_)) {
     throw std::length_error("EventQueue: too many pending events to renumber");
   }
   const std::uint64_t keep_mask = (std::uint64_t{3} << kPhaseShift) | kSlotMask;
-  std::uint64_t sequence = 0;
   for (Key& k : keep) {
     const auto tail = static_cast<std::uint64_t>(k);
-    const std::uint64_t new_tail = (tail & keep_mask) | (sequence++ << kSequenceShift);
+    const std::uint64_t old_sequence = (tail & ~keep_mask) >> kSequenceShift;
+    const std::uint64_t new_tail =
+        (tail & keep_mask) | (renumbered_sequence(sorted, old_sequence) << kSequenceShift);
     slots_[tail & kSlotMask].tail = new_tail;
     k = (k >> 64 << 64) | new_tail;
   }
   rebuild(keep);
-  next_sequence_ = sequence;
+  for (SequenceHolder* h : holders_)
+    h->renumber_sequences(sorted);
+  next_sequence_ = sorted.size();
 }
 
 }  // namespace sim

@@ -32,9 +32,9 @@
 //
 // A pass is one breadth-first search (which also sums, per channel, the load left outside),
 // one progressive filling over S with a min-heap of channel fair shares (lazy keys) and a heap
-// of caps built only once the level reaches the smallest cap, and a commit that reschedules
-// only the flows whose rate changed. S is taken with a relative margin below L, which only adds
-// flows and so stays exact.
+// of caps built only once the level reaches the smallest cap, and a commit that gives a new
+// finish time only to the flows whose rate changed (a CompletionHeap update, not an event). S is
+// taken with a relative margin below L, which only adds flows and so stays exact.
 #include "sim/network/flow_network.hpp"
 
 #include <fmt/format.h>
@@ -67,7 +67,10 @@ void check_bytes(double bytes) {
 }  // namespace
 
 FlowNetwork::FlowNetwork(Simulation& sim, const Topology& topology)
-    : sim_(sim), topology_(topology), routes_(topology) {
+    : sim_(sim),
+      topology_(topology),
+      routes_(topology),
+      completions_(sim, [this](std::uint32_t slot) { complete(slot); }) {
   // hot_[slot].channels points into flows_[slot].route.channels: growing flows_ must move (not
   // copy) the flows so that those buffers stay where they are.
   static_assert(std::is_nothrow_move_constructible_v<Flow>);
@@ -78,9 +81,9 @@ FlowNetwork::FlowNetwork(Simulation& sim, const Topology& topology)
 }
 
 FlowNetwork::~FlowNetwork() {
-  // Pending events capture `this`: cancel them so that a Simulation outliving us never calls in.
+  // Pending events capture `this`: cancel them so that a Simulation outliving us never calls in
+  // (completions_ cancels its own).
   for (auto& f : flows_) {
-    f.completion.cancel();
     for (auto& d : f.deliveries)
       d.cancel();
   }
@@ -165,6 +168,7 @@ FlowHandle FlowNetwork::launch(Route route, std::vector<Time> delivery_latency, 
     // No link to share: limited by its own cap only (instantaneous when uncapped).
     h.rate = cap;
     schedule_completion(slot);
+    completions_.arm();
     return handle;
   }
   attach(slot);
@@ -232,7 +236,7 @@ bool FlowNetwork::cancel(FlowHandle h) {
     if (batch_depth_ > 0) check_batch_time();
     ++stats_.flows_cancelled;
     advance(h.slot);
-    f.completion.cancel();
+    completions_.erase(h.slot);
     --active_count_;
     if (!f.route.channels.empty()) depart(h.slot);
   } else {
@@ -240,6 +244,7 @@ bool FlowNetwork::cancel(FlowHandle h) {
       d.cancel();
   }
   release(h.slot);
+  completions_.arm();
   return true;
 }
 
@@ -362,22 +367,20 @@ void FlowNetwork::advance(std::uint32_t slot) {
 }
 
 void FlowNetwork::schedule_completion(std::uint32_t slot) {
-  Flow& f = flows_[slot];
+  const Flow& f = flows_[slot];
   const double rate = hot_[slot].rate;
-  f.completion.cancel();
-  if (!(rate > 0.0)) return;  // stalled: cannot happen with positive capacities
+  // Kept in completions_ (queued once it is the earliest); the arithmetic is that of the event
+  // per flow this replaced, so the finish time is the same to the nanosecond.
+  if (!(rate > 0.0)) {  // stalled: cannot happen with positive capacities
+    completions_.erase(slot);
+    return;
+  }
   const double secs = (f.remaining <= 0.0 || std::isinf(rate)) ? 0.0 : f.remaining * 8.0 / rate;
-  if (secs > 9.0e9) return;  // beyond ~285 years of simulated time: never finishes
-  // Slot and the serial's low 32 bits in one word keep the callback small enough for
-  // std::function's inline storage (no allocation per reschedule). The completion event is
-  // cancelled whenever the slot is released, so the serial check is only a safety net.
-  const std::uint64_t key = (std::uint64_t{slot} << 32) | (f.serial & 0xffffffffu);
-  f.completion = sim_.schedule_in(ceil_seconds(secs), [this, key] {
-    const auto s = static_cast<std::uint32_t>(key >> 32);
-    if (s < flows_.size() && (flows_[s].serial & 0xffffffffu) == (key & 0xffffffffu)) {
-      complete(s);
-    }
-  });
+  if (secs > 9.0e9) {  // beyond ~285 years of simulated time: never finishes
+    completions_.erase(slot);
+    return;
+  }
+  completions_.set(slot, sim_.now() + ceil_seconds(secs));
 }
 
 void FlowNetwork::complete(std::uint32_t slot) {
@@ -420,7 +423,7 @@ void FlowNetwork::deliver(std::uint32_t slot, std::size_t receiver) {
 
 void FlowNetwork::release(std::uint32_t slot) {
   Flow& f = flows_[slot];
-  f.completion.cancel();
+  completions_.erase(slot);
   f.state = State::kFree;
   f.serial = 0;
   f.route.channels.clear();
@@ -527,6 +530,7 @@ void FlowNetwork::resolve(const ChannelId* seeds, std::size_t seed_count, double
     ++stats_.extra_rounds;
   }
   commit();
+  completions_.arm();
 }
 
 bool FlowNetwork::boundary_holds(bool& prune) {
@@ -714,7 +718,7 @@ void FlowNetwork::fill() {
 }
 
 void FlowNetwork::commit() {
-  // Only flows whose rate changed get new progress and a new completion event.
+  // Only flows whose rate changed get new progress and a new finish time.
   for (const std::uint32_t g : set_) {
     FlowHot& h = hot_[g];
     const double old_rate = h.rate;

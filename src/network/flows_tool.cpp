@@ -8,11 +8,13 @@
 #include <filesystem>
 #include <fstream>
 #include <istream>
+#include <iterator>
 #include <map>
 #include <ostream>
-#include <set>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
+#include <unordered_set>
 
 #include "sim/config/bounded_line.hpp"
 #include "sim/config/units.hpp"
@@ -26,40 +28,42 @@ namespace {
 
 constexpr std::size_t kMaxLine = 1 << 16;
 
-std::string trim(std::string_view s) {
+std::string_view trim(std::string_view s) {
   const auto b = s.find_first_not_of(" \t\r");
   if (b == std::string_view::npos) return {};
   const auto e = s.find_last_not_of(" \t\r");
-  return std::string(s.substr(b, e - b + 1));
+  return s.substr(b, e - b + 1);
 }
 
-std::vector<std::string> split(const std::string& line) {
-  std::vector<std::string> out;
+// The cells of one line, trimmed, as views into it (the vector is reused: no allocation per line).
+void split(std::string_view line, std::vector<std::string_view>& out) {
+  out.clear();
   std::size_t from = 0;
   for (;;) {
     const auto comma = line.find(',', from);
-    out.push_back(trim(std::string_view(line).substr(from, comma - from)));
-    if (comma == std::string::npos) break;
+    out.push_back(trim(line.substr(from, comma - from)));
+    if (comma == std::string_view::npos) break;
     from = comma + 1;
   }
-  return out;
 }
 
 [[noreturn]] void fail(const std::string& file, std::size_t line, const std::string& msg) {
   throw std::invalid_argument(fmt::format("{}: line {}: {}", file, line, msg));
 }
 
-double parse_number(const std::string& s, bool& ok) {
+double parse_number(std::string_view s, bool& ok) {
   double v = 0.0;
   const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   ok = ec == std::errc() && ptr == s.data() + s.size() && std::isfinite(v);
   return v;
 }
 
-NodeId node_or_fail(const Topology& t, const std::string& name, const std::string& column,
+NodeId node_or_fail(const Topology& t, std::string_view name, const std::string& column,
                     const std::string& file, std::size_t line) {
+  const std::string key(name);
+  if (const auto id = t.find(key)) return *id;
   try {
-    return t.at(name);
+    return t.at(key);
   } catch (const std::invalid_argument& e) {
     fail(file, line, fmt::format("column \"{}\": {}", column, e.what()));
   }
@@ -72,20 +76,25 @@ std::vector<FlowSpec> read_flows_csv(std::istream& in, const std::string& file,
   const std::vector<NodeId> spines = topology.nodes_of_kind(NodeKind::kSpine);
   std::vector<FlowSpec> out;
   std::map<std::string, std::size_t> column;
-  std::set<std::uint64_t> ids;
+  // Column indices, looked up once after the header (kAbsent: no such column).
+  constexpr std::size_t kAbsent = ~std::size_t{0};
+  std::size_t col_id = kAbsent, col_src = kAbsent, col_dst = kAbsent, col_bytes = kAbsent,
+              col_start = kAbsent, col_spine = kAbsent;
+  std::unordered_set<std::uint64_t> ids;
   std::string raw;
+  std::vector<std::string_view> cells;
   std::size_t line_no = 0;
   bool header_seen = false;
   while (config::read_bounded_line(in, raw, kMaxLine)) {
     ++line_no;
     if (raw.size() > kMaxLine) fail(file, line_no, "line longer than 65536 characters");
-    const std::string line = trim(raw);
+    const std::string_view line = trim(raw);
     if (line.empty() || line[0] == '#') continue;
-    const std::vector<std::string> cells = split(line);
+    split(line, cells);
     if (!header_seen) {
       header_seen = true;
       for (std::size_t i = 0; i < cells.size(); ++i) {
-        if (!column.emplace(cells[i], i).second) {
+        if (!column.emplace(std::string(cells[i]), i).second) {
           fail(file, line_no, fmt::format("column \"{}\" appears twice in the header", cells[i]));
         }
       }
@@ -97,6 +106,16 @@ std::vector<FlowSpec> read_flows_csv(std::istream& in, const std::string& file,
                            need, line));
         }
       }
+      const auto index_of = [&](const char* name) {
+        const auto it = column.find(name);
+        return it == column.end() ? kAbsent : it->second;
+      };
+      col_id = index_of("id");
+      col_src = index_of("src");
+      col_dst = index_of("dst");
+      col_bytes = index_of("bytes");
+      col_start = index_of("start");
+      col_spine = index_of("spine");
       for (const auto& [name, index] : column) {
         if (name != "id" && name != "src" && name != "dst" && name != "bytes" && name != "start" &&
             name != "spine") {
@@ -111,11 +130,10 @@ std::vector<FlowSpec> read_flows_csv(std::istream& in, const std::string& file,
     if (cells.size() != column.size()) {
       fail(file, line_no, fmt::format("expected {} fields, found {}", column.size(), cells.size()));
     }
-    auto cell = [&](const char* name) -> const std::string& { return cells[column.at(name)]; };
     FlowSpec f;
     f.line = line_no;
     {
-      const std::string& s = cell("id");
+      const std::string_view s = cells[col_id];
       const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), f.id);
       if (ec != std::errc() || ptr != s.data() + s.size() || s.empty()) {
         fail(file, line_no,
@@ -125,10 +143,10 @@ std::vector<FlowSpec> read_flows_csv(std::istream& in, const std::string& file,
         fail(file, line_no, fmt::format("column \"id\": flow id {} appears twice", f.id));
       }
     }
-    f.src = node_or_fail(topology, cell("src"), "src", file, line_no);
-    f.dst = node_or_fail(topology, cell("dst"), "dst", file, line_no);
+    f.src = node_or_fail(topology, cells[col_src], "src", file, line_no);
+    f.dst = node_or_fail(topology, cells[col_dst], "dst", file, line_no);
     {
-      const std::string& s = cell("bytes");
+      const std::string_view s = cells[col_bytes];
       bool ok = false;
       double b = parse_number(s, ok);
       if (!ok) {
@@ -147,7 +165,7 @@ std::vector<FlowSpec> read_flows_csv(std::istream& in, const std::string& file,
       f.bytes = b;
     }
     {
-      const std::string& s = cell("start");
+      const std::string_view s = cells[col_start];
       bool ok = false;
       const double t = parse_number(s, ok);
       if (!ok || t < 0.0 || t > 9.0e9) {
@@ -156,8 +174,8 @@ std::vector<FlowSpec> read_flows_csv(std::istream& in, const std::string& file,
       }
       f.start = seconds(t);
     }
-    if (column.count("spine") != 0 && !cell("spine").empty() && cell("spine") != "-") {
-      const std::string& s = cell("spine");
+    if (col_spine != kAbsent && !cells[col_spine].empty() && cells[col_spine] != "-") {
+      const std::string_view s = cells[col_spine];
       std::size_t index = 0;
       const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), index);
       if (ec == std::errc() && ptr == s.data() + s.size()) {
@@ -235,13 +253,22 @@ std::vector<FlowResult> simulate_flows(const Topology& topology,
 
 void write_flow_results(std::ostream& out, const Topology& topology,
                         const std::vector<FlowResult>& results) {
-  out << "id,src,dst,bytes,start_s,finish_s,duration_s,finish_ns,spine\n";
+  // Formatted into one buffer, written in large pieces (a stream insertion per line cost more
+  // than the formatting).
+  fmt::memory_buffer buf;
+  fmt::format_to(std::back_inserter(buf),
+                 "id,src,dst,bytes,start_s,finish_s,duration_s,finish_ns,spine\n");
   for (const auto& r : results) {
-    out << fmt::format("{},{},{},{},{},{},{},{},{}\n", r.spec.id, topology.node(r.spec.src).name,
-                       topology.node(r.spec.dst).name, r.spec.bytes, r.spec.start.to_seconds(),
-                       r.finish.to_seconds(), (r.finish - r.spec.start).to_seconds(), r.finish.ns(),
-                       r.spine);
+    fmt::format_to(std::back_inserter(buf), "{},{},{},{},{},{},{},{},{}\n", r.spec.id,
+                   topology.node(r.spec.src).name, topology.node(r.spec.dst).name, r.spec.bytes,
+                   r.spec.start.to_seconds(), r.finish.to_seconds(),
+                   (r.finish - r.spec.start).to_seconds(), r.finish.ns(), r.spine);
+    if (buf.size() >= (1u << 16)) {
+      out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
+      buf.clear();
+    }
   }
+  out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
 }
 
 std::size_t run_flows_tool(const std::string& topology_path, const std::string& flows_path,

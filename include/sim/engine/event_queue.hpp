@@ -37,8 +37,9 @@
 ///     read about one memory latency after its prefetch) with each chunk and its keys' slots
 ///     prefetched, so the next refill finds its chunks and slots in cache.
 /// Limits: at most 2^24 (16.7 million) events pending at once; when the 38-bit sequence
-/// counter runs out (after 2.7e11 events) the pending events are renumbered in their current
-/// order, which keeps every ordering guarantee.
+/// counter runs out (after 2.7e11 events) the pending events (and the numbers reserved by
+/// registered SequenceHolders) are renumbered in their current order, which keeps every
+/// ordering guarantee.
 
 #include <cstddef>
 #include <cstdint>
@@ -54,6 +55,23 @@ namespace sim {
 enum class EventPhase : std::uint8_t { kEarly = 0, kDefault = 1, kLate = 2 };
 
 class EventQueue;
+
+/// Something outside the queue that keeps sequence numbers from EventQueue::take_sequence for
+/// events it will push later (push_reserved). When the queue renumbers (its sequence counter ran
+/// out), it renumbers the held numbers with its own, keeping their order; so a holder registers
+/// with EventQueue::add_holder for as long as it holds any.
+class SequenceHolder {
+ public:
+  /// Appends every sequence number held now.
+  virtual void held_sequences(std::vector<std::uint64_t>& out) const = 0;
+  /// Replaces each held number s by `renumbered[index of s in sorted]`, in effect: `sorted` is
+  /// the ascending list of old numbers (held ones included) and a number's new value is its
+  /// index there. Use EventQueue::renumbered_sequence(sorted, s).
+  virtual void renumber_sequences(const std::vector<std::uint64_t>& sorted) = 0;
+
+ protected:
+  ~SequenceHolder() = default;
+};
 
 /// Refers to one scheduled event. Copyable; stays valid (and harmless) after the event ran.
 class EventHandle {
@@ -105,6 +123,42 @@ class EventQueue {
   }
   bool cancel(const EventHandle& h);
   [[nodiscard]] bool is_pending(const EventHandle& h) const;
+
+  /// The sequence number a push made now would take, taken now (the counter moves on). An event
+  /// pushed later with push_reserved(t, that number) runs exactly where the push made now would
+  /// have: events at equal times run in sequence order. This lets a component keep many
+  /// would-be events in its own structure and only the earliest in the queue (the flow network
+  /// keeps its completions so). Holders of such numbers must be registered (add_holder).
+  std::uint64_t take_sequence() {
+    if (next_sequence_ >> sequence_bits_ != 0) renumber();
+    return next_sequence_++;
+  }
+  /// Schedules `fn` at t >= 0 with a sequence number from take_sequence() (not used by a pending
+  /// event). Otherwise like push.
+  template <class F>
+  EventHandle push_reserved(Time t, std::uint64_t sequence, F&& fn,
+                            EventPhase phase = EventPhase::kDefault) {
+    if (t < Time::zero()) throw_negative_time(t);
+    const std::uint32_t slot = acquire_slot();
+    EventCallback& cb = slots_[slot].fn;
+    try {
+      cb.assign(std::forward<F>(fn));
+    } catch (...) {
+      release_slot(slot);
+      throw;
+    }
+    if (!cb) {
+      release_slot(slot);
+      throw_empty_callback();
+    }
+    return commit_sequence(t, slot, phase, sequence);
+  }
+  /// Registers / unregisters a holder of reserved sequence numbers (not owned).
+  void add_holder(SequenceHolder* holder);
+  void remove_holder(SequenceHolder* holder);
+  /// The new number of old sequence number `s` in a renumbering (see SequenceHolder).
+  [[nodiscard]] static std::uint64_t renumbered_sequence(const std::vector<std::uint64_t>& sorted,
+                                                         std::uint64_t s);
 
   /// Number of live (not cancelled) events.
   [[nodiscard]] std::size_t size() const { return live_; }
@@ -196,6 +250,7 @@ class EventQueue {
   std::uint32_t acquire_slot();
   /// Enqueues the event whose callback is already in `slot`.
   EventHandle commit(Time t, std::uint32_t slot, EventPhase phase);
+  EventHandle commit_sequence(Time t, std::uint32_t slot, EventPhase phase, std::uint64_t sequence);
   [[nodiscard]] bool is_stale(Key k) const;
   void add_to_bucket(Bucket& bucket, Key k);
   void bucket_add(Rung& r, std::size_t b, Key k);
@@ -251,6 +306,7 @@ class EventQueue {
   std::size_t live_ = 0;
   std::size_t entries_ = 0;  // keys stored anywhere, stale included
   std::uint64_t rungs_spawned_ = 0;
+  std::vector<SequenceHolder*> holders_;
 };
 
 }  // namespace sim

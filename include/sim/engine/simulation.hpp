@@ -19,6 +19,8 @@ enum class RunOutcome { kReachedTime, kQueueEmpty, kStopped };
 class Simulation {
  public:
   explicit Simulation(std::uint64_t seed = 1) : streams_(seed) {}
+  /// For tests of sequence renumbering: an event queue with a `sequence_bits`-bit counter.
+  Simulation(std::uint64_t seed, int sequence_bits) : queue_(sequence_bits), streams_(seed) {}
   Simulation(const Simulation&) = delete;
   Simulation& operator=(const Simulation&) = delete;
 

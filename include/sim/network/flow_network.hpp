@@ -8,7 +8,8 @@
 /// such change only the flows whose rate can change are re-solved: the flows at or above the
 /// level at which the change first matters in progressive filling, connected to the changed
 /// channels through saturated channels (a result that is then verified, and in rare cases
-/// widened). Only flows whose rate actually changed get a new completion event.
+/// widened). Only flows whose rate actually changed get a new finish time; finish times are kept
+/// in a heap with only the earliest in the event queue (CompletionHeap).
 ///
 /// A flow's bytes have all left the source when its fluid transfer ends (then it stops using
 /// bandwidth); each receiver gets the last byte one route latency later. Finish times are rounded
@@ -27,6 +28,7 @@
 #include <vector>
 
 #include "sim/engine/simulation.hpp"
+#include "sim/network/completion_heap.hpp"
 #include "sim/network/route_table.hpp"
 #include "sim/network/topology.hpp"
 
@@ -57,7 +59,7 @@ struct FlowNetworkStats {
   std::uint64_t flows_solved = 0;     ///< sum over solve passes of the re-solved set's size
   std::uint64_t channels_solved = 0;  ///< sum over solve passes of the channels it crosses
   std::uint64_t extra_rounds = 0;     ///< passes repeated because a pruned boundary did not hold
-  std::uint64_t rate_changes = 0;     ///< flows that got a new rate (and completion event)
+  std::uint64_t rate_changes = 0;     ///< flows that got a new rate (and finish time)
   std::uint64_t flows_started = 0;
   std::uint64_t flows_finished = 0;
   std::uint64_t flows_cancelled = 0;
@@ -158,7 +160,6 @@ class FlowNetwork {
     std::vector<Time> delivery_latency;  ///< one per receiver
     double remaining = 0.0;              ///< bytes, as of last_update
     Time last_update;
-    EventHandle completion;
     std::function<void(std::size_t)> on_delivered;
     std::vector<EventHandle> deliveries;
     std::size_t pending_deliveries = 0;
@@ -229,6 +230,7 @@ class FlowNetwork {
   std::vector<Flow> flows_;
   std::vector<FlowHot> hot_;  ///< parallel to flows_
   std::vector<std::uint32_t> free_slots_;
+  CompletionHeap completions_;  ///< finish times of the transferring flows, by slot
   std::vector<Channel> channels_;
   std::uint64_t next_serial_ = 1;
   std::size_t active_count_ = 0;
