@@ -50,7 +50,7 @@ inline Policies manual_policies() {
 }
 
 inline HostTemplate host(int gpus, const std::string& type = "A100-40GB", int count = 1) {
-  HostTemplate t;
+  HostTemplate t = default_host_template();
   t.count = count;
   for (int g = 0; g < gpus; ++g)
     t.spec.gpus.push_back({type, cluster::GpuSharing::kExclusive, {}});
@@ -58,7 +58,7 @@ inline HostTemplate host(int gpus, const std::string& type = "A100-40GB", int co
 }
 
 inline FunctionSpec function(const std::string& name, const std::string& model, int batch) {
-  FunctionSpec f;
+  FunctionSpec f = default_function_spec();
   f.name = name;
   f.model = model;
   f.config.max_batch = batch;
@@ -68,7 +68,7 @@ inline FunctionSpec function(const std::string& name, const std::string& model, 
 /// A cluster of one host template with round cold-start rates for hand computation: downloads
 /// from the store at 1 Gbit/s (1 GB in 8 s) and host-to-GPU copies at 2 Gbit/s (1 GB in 4 s).
 inline ServerlessConfig config(HostTemplate hosts) {
-  ServerlessConfig c;
+  ServerlessConfig c = default_serverless_config();
   c.hosts.push_back(std::move(hosts));
   c.store_bps = 1e9;
   c.pcie_bps = 2e9;

@@ -78,7 +78,7 @@ TEST(NodeDispatch, LeastLoadedWeighsRunningBatchesPerInstance) {
 // gateway: host 0 (one GPU) gets a revocation notice at 26 s; its busy instance drains and
 // r2, queued there, goes to host 1 and runs when device 1 frees (29.1 s). Nothing is lost.
 TEST(NodeDispatch, RequestsOfANodeWithoutInstancesAreRerouted) {
-  ServerlessConfig c;
+  ServerlessConfig c = default_serverless_config();
   auto t = testing::host(1, "A100-40GB", 2);
   t.spec.market = cluster::Market::kSpot;
   t.spec.price_per_hour = 1.0;

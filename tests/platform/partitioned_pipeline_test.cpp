@@ -42,7 +42,7 @@ nlohmann::json network(int host_gbps) {
 /// host0 with one GPU, host1 with two (first-fit puts part 0 on host0, part 1 on host1/gpu0;
 /// host1/gpu1 is left for another function). `same_host`: one host with two GPUs instead.
 ServerlessConfig cluster(bool same_host) {
-  ServerlessConfig c;
+  ServerlessConfig c = default_serverless_config();
   if (same_host) {
     c.hosts.push_back(testing::host(2));
   } else {

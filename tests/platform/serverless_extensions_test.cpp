@@ -53,7 +53,7 @@ TEST(QueueGroups, FunctionsOfAGroupShareOneQueueAndItsInstances) {
 
 /// Without a group, f1's requests wait for an f1 instance that never comes.
 TEST(QueueGroups, WithoutAGroupFunctionsDoNotShare) {
-  ServerlessConfig c;
+  ServerlessConfig c = default_serverless_config();
   c.hosts.push_back(testing::host(1));
   c.functions.push_back(testing::function("f0", "test/fig42", 1));
   c.functions.push_back(testing::function("f1", "test/fig42", 1));
@@ -69,7 +69,7 @@ TEST(QueueGroups, WithoutAGroupFunctionsDoNotShare) {
 }
 
 TEST(QueueGroups, AGroupMustServeOneModel) {
-  ServerlessConfig c;
+  ServerlessConfig c = default_serverless_config();
   c.hosts.push_back(testing::host(1));
   c.functions.push_back(testing::function("f0", "test/fig42", 1));
   c.functions.push_back(testing::function("f1", "protean/resnet-50", 1));
@@ -136,7 +136,7 @@ TEST(InstanceKinds, TimeSlicedInstancesOfOneFunctionGetTheirOwnWindows) {
 /// 2, the second the last one. Each reserves 2 cores; SM shares on the GPU may not exceed 1 (0.2 +
 /// 0.1 + 0.8 > 1).
 TEST(InstanceKinds, OperatorProfileInstancesDifferInThreadsAndGpuShare) {
-  ServerlessConfig c;
+  ServerlessConfig c = default_serverless_config();
   auto t = testing::host(1);
   t.spec.gpus[0].sharing = cluster::GpuSharing::kMps;
   c.hosts.push_back(t);
@@ -194,7 +194,7 @@ TEST(InstanceKinds, OperatorProfileInstancesDifferInThreadsAndGpuShare) {
 /// 5 Gbit/s each, 10 Gbit / 5 Gbit/s = 2 s. A chain host0 -> host1 -> host2 is one flow at
 /// 10 Gbit/s (each link crossed once per direction): both receivers have it after 1 s.
 Time fig63_download(bool chain, bool network) {
-  ServerlessConfig c;
+  ServerlessConfig c = default_serverless_config();
   c.hosts.push_back(testing::host(1, "A100-40GB", 3));
   c.store_bps = 1e9;
   c.host_bps = 10e9;
@@ -346,7 +346,7 @@ class CountingPlanner final : public policy::Planner {
 TEST(Planner, CalledOnceAtTimeZeroAndApplied) {
   int calls = 0;
   {
-    ServerlessConfig c;
+    ServerlessConfig c = default_serverless_config();
     c.hosts.push_back(testing::host(2));
     c.functions.push_back(testing::function("f", "test/fig42", 1));
     auto p = testing::reference_policies();
@@ -360,7 +360,7 @@ TEST(Planner, CalledOnceAtTimeZeroAndApplied) {
     EXPECT_EQ(v.instances[0].config.max_batch, 2);
     EXPECT_EQ(v.instances[0].created, Time::zero());
   }
-  ServerlessConfig c;
+  ServerlessConfig c = default_serverless_config();
   c.hosts.push_back(testing::host(4));
   c.functions.push_back(testing::function("a", "test/fig42", 1));
   c.functions.push_back(testing::function("b", "test/fig42", 1));

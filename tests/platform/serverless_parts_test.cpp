@@ -1,6 +1,6 @@
 // Parts of the serverless control plane tested on their own (src/platform/serverless/): the
 // instance lifecycle, the one request-record construction site, Flashpoint's partition plan,
-// the cold-start figures of a log.
+// the cold-start figures of a log, a statistics subscriber's summary block.
 
 #include <gtest/gtest.h>
 
@@ -10,6 +10,8 @@
 #include "model.hpp"
 #include "partition_plan.hpp"
 #include "records.hpp"
+#include "replica_stats.hpp"
+#include "statistics.hpp"
 
 namespace sim::platform::serverless {
 namespace {
@@ -185,6 +187,26 @@ TEST(ServerlessColdStartStats, RuntimeStageCountsInEveryDefinition) {
   EXPECT_NEAR(by["store"]["by_stage"]["runtime_s"].get<double>(), 1.0, 1e-12);
   EXPECT_NEAR(by["store"]["warm_multiple"].get<double>(), 22.0, 1e-12);
   EXPECT_NEAR(cold_starts_per_replica({c})["mean_s"].get<double>(), 11.0, 1e-12);
+}
+
+TEST(ServerlessStatistics, PartitionedReplicasWriteTheirBlockOnlyWhenAnyStarted) {
+  Statistics stats;
+  stats.add<PartitionedReplicas>();
+  const Hosts hosts;
+  const Instances instances;
+  const std::vector<std::unique_ptr<Fn>> functions;
+  const policy::PlatformView view;
+  const std::vector<ColdStartRecord> log;
+  const SummaryInputs in{Time::zero(), hosts, instances, functions, view, log};
+  nlohmann::json out = nlohmann::json::object();
+  stats.write_summary(out, in);
+  EXPECT_FALSE(out.contains("partitioned_replicas"));
+  stats.replica_started(2);
+  stats.replica_started(3);
+  stats.replica_started(2);
+  stats.write_summary(out, in);
+  EXPECT_EQ(out["partitioned_replicas"],
+            nlohmann::json({{"started", 3}, {"by_parts", {{"2", 2}, {"3", 1}}}}));
 }
 
 }  // namespace

@@ -29,7 +29,7 @@ void expect_decomposition(const metrics::RequestRecord& r) {
 /// start, 4 s execution, one request at a time per GPU. Each GPU finishes its requests at
 /// 24 + 4, + 8, + 12, + 16 s; average completion = 24 + (4 + 8 + 12 + 16) / 4 = 34 s.
 TEST(ServerlessPlatform, FlashpointFig42AverageCompletionIs34s) {
-  ServerlessConfig c;
+  ServerlessConfig c = default_serverless_config();
   c.hosts.push_back(testing::host(2));
   c.store_bps = 1e9;  // 1 GB download: 8 s
   c.pcie_bps = 2e9;   // 1 GB copy: 4 s; load: 12 s from the profile
@@ -77,7 +77,7 @@ TEST(ServerlessPlatform, FlashpointFig42AverageCompletionIs34s) {
 /// download and load: each takes 8 + 5 + 12 + 4 = 29 s, the requests wait 29 s instead of 24 s,
 /// and every finish moves by exactly 5 s.
 TEST(ServerlessPlatform, RuntimeStageAddsExactlyItsDurationToEveryColdStart) {
-  ServerlessConfig c;
+  ServerlessConfig c = default_serverless_config();
   c.hosts.push_back(testing::host(2));
   c.store_bps = 1e9;
   c.pcie_bps = 2e9;
@@ -150,7 +150,7 @@ nlohmann::json default_network() {
 TEST(ServerlessPlatform, ColdStartStagesOnAnIdleNetworkByHand) {
   const double bytes = 499e6;
   for (int hosts : {1, 2}) {
-    ServerlessConfig c;
+    ServerlessConfig c = default_serverless_config();
     c.hosts.push_back(testing::host(1, "A100-40GB", hosts));
     c.network = default_network();
     c.functions.push_back(testing::function("cb", "flashpoint/codebert", 1));
@@ -262,7 +262,7 @@ TEST(ServerlessPlatform, BatchingTimeoutIsBatchingWait) {
 /// host 1; replace-revoked requests a replacement VM that arrives 20 s after the notice. No
 /// request is lost.
 TEST(ServerlessPlatform, SpotRevocationDrainsAndLosesNothing) {
-  ServerlessConfig c;
+  ServerlessConfig c = default_serverless_config();
   auto t = testing::host(1, "A100-40GB", 2);
   t.spec.market = cluster::Market::kSpot;
   t.spec.price_per_hour = 1.0;
@@ -309,7 +309,7 @@ TEST(ServerlessPlatform, SpotRevocationDrainsAndLosesNothing) {
 /// download (store at 1 Gbit/s: 400 MB -> 3.2 s) and a load (400 MB at 8 Gbit/s -> 0.4 s), and
 /// no copy to a GPU.
 TEST(ServerlessPlatform, CpuFunctionRunsOnHostCores) {
-  ServerlessConfig c;
+  ServerlessConfig c = default_serverless_config();
   c.hosts.push_back(testing::host(0));
   c.store_bps = 1e9;
   auto f = testing::function("c", "harmonybatch/bert", 1);
@@ -376,7 +376,7 @@ class SlowAutoscaler final : public policy::Autoscaler {
 
 TEST(ServerlessPlatform, DecisionTimeIsChargedWhenAsked) {
   for (const bool charge : {false, true}) {
-    ServerlessConfig c;
+    ServerlessConfig c = default_serverless_config();
     c.hosts.push_back(testing::host(1));
     c.functions.push_back(testing::function("f", "test/fig42", 1));
     c.charge_decision_time = charge;
@@ -392,7 +392,7 @@ TEST(ServerlessPlatform, DecisionTimeIsChargedWhenAsked) {
 /// MIG: a GPU is reconfigured only while it holds no instance; the new slices take
 /// instances once the downtime (A100: Protean §4.4, from gpus.json) has passed.
 TEST(ServerlessPlatform, MigReconfigurationNeedsAnEmptyGpu) {
-  ServerlessConfig c;
+  ServerlessConfig c = default_serverless_config();
   auto t = testing::host(1);
   t.spec.gpus[0].mig = {"7g.40gb"};
   c.hosts.push_back(t);
@@ -440,7 +440,7 @@ struct RunOutput {
 /// Two functions with batching, a reactive autoscaler (scale-up only), a short keep-alive
 /// (so that instances come and go), local-first sourcing, on 2 hosts x 2 GPUs.
 RunOutput mixed_run(bool network, std::uint64_t seed) {
-  ServerlessConfig c;
+  ServerlessConfig c = default_serverless_config();
   c.hosts.push_back(testing::host(2, "A100-40GB", 2));
   if (network) c.network = default_network();
   // 100 MB models: cold starts of well under a second, so instances come and go often.
@@ -507,7 +507,7 @@ TEST(ServerlessPlatform, SameSeedSameRun) {
 }
 
 TEST(ServerlessPlatform, RejectsWorkloadFunctionWithoutSpec) {
-  ServerlessConfig c;
+  ServerlessConfig c = default_serverless_config();
   c.hosts.push_back(testing::host(1));
   c.functions.push_back(testing::function("f", "test/fig42", 1));
   Simulation sim(1);

@@ -1,8 +1,14 @@
 #pragma once
 /// Configuration of the "serverless" platform kind: plain data, filled from the scenario by
-/// serverless_kind.cpp (the schema in serverless_schema.cpp holds the defaults users see), the
-/// policies it runs, and the cold-start record it keeps. The parts of the control plane
-/// (src/platform/serverless/) include this header, never the platform's façade.
+/// serverless_config.cpp, the policies it runs, and the cold-start record it keeps. The parts
+/// of the control plane (src/platform/serverless/) include this header, never the platform's
+/// façade.
+///
+/// The defaults live only in the schema (serverless_schema.cpp): members here are
+/// value-initialised (zero, empty), not defaulted, and code that builds a configuration by hand
+/// starts from default_serverless_config() (or default_function_spec(), ...), which resolve an
+/// empty section against the schema. tests/platform/serverless_config_test.cpp checks that no
+/// member here gains a default of its own.
 
 #include <cstdint>
 #include <map>
@@ -32,7 +38,7 @@ namespace sim::platform {
 struct FunctionSpec {
   std::string name;   ///< as the workload names it
   std::string model;  ///< catalog name
-  bool gpu = true;
+  bool gpu{};         ///< resource "gpu"
   policy::InstanceConfig config;
   std::optional<double> model_bytes;         ///< default: the catalog's size (see docs)
   std::optional<double> device_memory_gb;    ///< default: the profile's memory_gb
@@ -53,25 +59,25 @@ struct FunctionSpec {
 /// GPU memory gpu_memory_gb_second), D' its execution time, rounded up to whole seconds on
 /// GPU instances when gpu_whole_seconds. Batches dispatched before `from` are not billed.
 struct FunctionBilling {
-  double per_invocation = 0.0;
-  double vcpu_second = 0.0;
-  double memory_gb_second = 0.0;
-  double gpu_memory_gb_second = 0.0;
-  bool gpu_whole_seconds = true;
+  double per_invocation{};
+  double vcpu_second{};
+  double memory_gb_second{};
+  double gpu_memory_gb_second{};
+  bool gpu_whole_seconds{};
   Time from;
 };
 
 struct HostTemplate {
   cluster::HostSpec spec;
-  int count = 1;
+  int count{};
 };
 
 struct SpotSettings {
-  double revocations_per_hour = 0.0;  ///< per spot host, exponential inter-revocation times
-  Time notice_min = seconds(30);      ///< Protean §4.5: 30 to 120 s notice
-  Time notice_max = seconds(120);
+  double revocations_per_hour{};  ///< per spot host, exponential inter-revocation times
+  Time notice_min;                ///< Protean §4.5: 30 to 120 s notice
+  Time notice_max;
   struct Scheduled {
-    int host = 0;
+    int host{};
     Time at;  ///< the revocation itself; the notice comes notice_min..max before
   };
   std::vector<Scheduled> scheduled;
@@ -108,32 +114,42 @@ enum class ContainerMemory : std::uint8_t {
 
 struct ServerlessConfig {
   std::vector<HostTemplate> hosts;
-  double pcie_bps = 512e9;    ///< host-to-GPU copy bandwidth
-  double load_bps = 8e9;      ///< host load rate when a profile gives no load time
-  double store_bps = 2203e6;  ///< cloud-store download rate without a network section
-  double host_bps = 7506e6;   ///< host-to-host rate without a network section
-  Time provisioning_delay = seconds(120);
+  double pcie_bps{};   ///< host-to-GPU copy bandwidth
+  double load_bps{};   ///< host load rate when a profile gives no load time
+  double store_bps{};  ///< cloud-store download rate without a network section
+  double host_bps{};   ///< host-to-host rate without a network section
+  Time provisioning_delay;
   /// A cold start's runtime stage between download and load: the container starts and the
   /// serving runtime (e.g. TensorFlow Serving) initialises before it can load the model.
-  Time runtime_start = Time::zero();
+  Time runtime_start;
   SpotSettings spot;
   std::optional<nlohmann::json> network;  ///< resolved topology section, if any
   std::vector<FunctionSpec> functions;
-  Time control_interval = seconds(1);
-  std::vector<Time> rate_windows{seconds(10), seconds(60)};
-  bool charge_decision_time = false;
+  Time control_interval;
+  std::vector<Time> rate_windows;
+  bool charge_decision_time{};
   /// Time-sliced (cGPU) instances: kSlotSchedule simulates the windows (worst case eq. 4),
   /// kAverage charges eq. 3's average latency.
-  gpu::TimeSliceMode time_slice_mode = gpu::TimeSliceMode::kSlotSchedule;
-  std::uint64_t queue_capacity = 1000000;  ///< per queue; arrivals beyond it are dropped
-  DispatchScope dispatch_scope = DispatchScope::kCluster;
-  GatewayRoute gateway = GatewayRoute::kRoundRobin;
-  ContainerMemory container_memory = ContainerMemory::kBatchFootprint;
+  gpu::TimeSliceMode time_slice_mode{};
+  std::uint64_t queue_capacity{};  ///< per queue; arrivals beyond it are dropped
+  DispatchScope dispatch_scope{};
+  GatewayRoute gateway{};
+  ContainerMemory container_memory{};
   /// How CPU instances draw a batch's latency from HarmonyBatch eq. 1.
-  gpu::CpuLatencyMode cpu_latency = gpu::CpuLatencyMode::kAverage;
+  gpu::CpuLatencyMode cpu_latency{};
   /// Absent: no function billing in the summary.
   std::optional<FunctionBilling> billing;
 };
+
+/// The schema's defaults (serverless_config.cpp): an empty `platform` section resolved, with no
+/// hosts and no functions (the caller adds them).
+[[nodiscard]] ServerlessConfig default_serverless_config();
+/// A function with the schema's defaults (a GPU function, batch 1, ...); name and model empty.
+[[nodiscard]] FunctionSpec default_function_spec();
+/// A host template with the schema's defaults (one host, its cores, memory and market), no GPUs.
+[[nodiscard]] HostTemplate default_host_template();
+/// Function billing with the schema's defaults (all prices zero, whole GPU seconds, from 0 s).
+[[nodiscard]] FunctionBilling default_function_billing();
 
 struct Policies {
   std::unique_ptr<policy::Batcher> batcher;

@@ -1,7 +1,6 @@
 #include "accounting.hpp"
 
 #include <algorithm>
-#include <string>
 
 #include "sim/platform/fragmentation.hpp"
 
@@ -24,20 +23,6 @@ void Accounting::activations_changed(Time now, double gb) {
   activation_gb_ += gb;
   if (activation_gb_ < 1e-9) activation_gb_ = 0.0;  // no drift
   activation_peak_gb_ = std::max(activation_peak_gb_, activation_gb_);
-}
-
-void Accounting::batch_finished(const Inst& inst, const gpu::JobResult& result,
-                                std::size_t /*requests*/) {
-  auto& warm = warm_by_fn_[inst.fn->id];
-  warm.first += (result.finished - result.started).to_seconds();
-  ++warm.second;
-}
-
-std::map<std::uint32_t, double> Accounting::warm_execution() const {
-  std::map<std::uint32_t, double> out;
-  for (const auto& [fn, w] : warm_by_fn_)
-    if (w.second > 0) out[fn] = w.first / static_cast<double>(w.second);
-  return out;
 }
 
 void Accounting::instance_ended(const Inst& inst, Time now) {
@@ -89,16 +74,6 @@ void Accounting::write_summary(json& out, const SummaryInputs& in) const {
                               ? fragmentation_sum_ / static_cast<double>(fragmentation_samples_)
                               : 0.0}};
   out["instance_seconds"] = inst_s;
-  if (!partitioned_by_parts_.empty()) {
-    // Flashpoint Fig. 8.10: how many parts the partitioned replicas of the run were cut into.
-    json by_parts = json::object();
-    std::uint64_t started = 0;
-    for (const auto& [parts, n] : partitioned_by_parts_) {
-      by_parts[std::to_string(parts)] = n;
-      started += n;
-    }
-    out["partitioned_replicas"] = {{"started", started}, {"by_parts", by_parts}};
-  }
 }
 
 }  // namespace sim::platform::serverless

@@ -1,14 +1,12 @@
 #pragma once
 /// The neutral statistics of the control plane that follow instances and batches over the
-/// run: memory reserved over time, GPU fragmentation at the ticks, instance-seconds,
-/// partitioned replicas started and warm batch times. A statistics subscriber (statistics.hpp)
-/// that the control plane also tells of memory reserved or freed; it owns and writes its
-/// blocks of the summary. Paper-specific statistics are subscribers of their own (billing.hpp,
-/// desired_instances.hpp, operator_stats.hpp).
+/// run: memory reserved over time, GPU fragmentation at the ticks and instance-seconds. A
+/// statistics subscriber (statistics.hpp) that the control plane also tells of memory reserved
+/// or freed; it owns and writes its blocks of the summary. Paper-specific statistics are
+/// subscribers of their own (billing.hpp, cold_start_stats.hpp, desired_instances.hpp,
+/// operator_stats.hpp, replica_stats.hpp).
 
 #include <cstdint>
-#include <map>
-#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -29,24 +27,15 @@ class Accounting final : public StatsSubscriber {
   void report_activations() { report_activations_ = true; }
   /// Queued requests found their instances idle but short of activation memory.
   void waited_for_memory() { ++memory_waits_; }
-  void batch_finished(const Inst& inst, const gpu::JobResult& result,
-                      std::size_t requests) override;
   void instance_ended(const Inst& inst, Time now) override;
   /// Samples the fragmentation.
   void tick(const policy::PlatformView& v) override;
-  void partitioned_started(int parts) { ++partitioned_by_parts_[parts]; }
-  /// Mean duration of each function's batches on whole instances (Flashpoint's "GPU warm
-  /// start", the unit of Fig. 8.5), from the batches reported to batch_finished.
-  [[nodiscard]] std::map<std::uint32_t, double> warm_execution() const;
 
-  /// Adds memory_utilisation, fragmentation, instance_seconds and, when any ran,
-  /// partitioned_replicas to `out`.
+  /// Adds memory_utilisation, fragmentation and instance_seconds to `out`.
   void write_summary(nlohmann::json& out, const SummaryInputs& in) const override;
 
  private:
   double instance_seconds_ = 0.0;  ///< of terminated instances
-  /// Partitioned replicas started, by their number of parts (Flashpoint Fig. 8.10).
-  std::map<int, std::uint64_t> partitioned_by_parts_;
   // Memory reserved by instances, integrated over time (memory utilisation).
   Time memory_since_;
   double host_reserved_bytes_ = 0.0;
@@ -58,8 +47,6 @@ class Accounting final : public StatsSubscriber {
   double activation_peak_gb_ = 0.0;  ///< most activation memory held at once, cluster-wide
   bool report_activations_ = false;
   std::uint64_t memory_waits_ = 0;
-  /// Batches on whole instances, by function id: (seconds executing, batches).
-  std::map<std::uint32_t, std::pair<double, std::uint64_t>> warm_by_fn_;
   // Fragmentation sampled at every control tick.
   double fragmentation_sum_ = 0.0;
   std::uint64_t fragmentation_samples_ = 0;

@@ -1,6 +1,7 @@
 #pragma once
 /// Cold-start figures of a run under the definitions the Flashpoint thesis leaves open, each
-/// computed from the cold-start log (ColdStarts::log) and the warm batches Accounting saw:
+/// computed from the cold-start log (ColdStarts::log) and the warm batches ColdStartFigures,
+/// a statistics subscriber, saw:
 ///
 /// - Fig. 8.5: completed cold starts by source (local host memory, a remote host, the store),
 ///   with their mean duration in multiples of the mean warm execution time of their function
@@ -14,11 +15,13 @@
 
 #include <cstdint>
 #include <map>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "sim/platform/serverless_config.hpp"
+#include "statistics.hpp"
 
 namespace sim::platform::serverless {
 
@@ -38,5 +41,22 @@ nlohmann::json cold_starts_by_source(const std::vector<ColdStartRecord>& log,
 /// or a partitioned replica all of whose parts completed) and `mean_s`, a partitioned
 /// replica's duration being from its first part's begin to its last part's ready.
 nlohmann::json cold_starts_per_replica(const std::vector<ColdStartRecord>& log);
+
+/// The subscriber that owns these figures: it keeps each function's warm batch times
+/// (batch_finished) and adds cold_starts.by_source, cold_starts.per_replica and
+/// cold_starts.warm_execution_s to the summary, after ColdStarts wrote the cold_starts block.
+class ColdStartFigures final : public StatsSubscriber {
+ public:
+  void batch_finished(const Inst& inst, const gpu::JobResult& result,
+                      std::size_t requests) override;
+  void write_summary(nlohmann::json& out, const SummaryInputs& in) const override;
+  /// Mean duration of each function's batches on whole instances (Flashpoint's "GPU warm
+  /// start", the unit of Fig. 8.5), from the batches reported to batch_finished.
+  [[nodiscard]] WarmExecution warm_execution() const;
+
+ private:
+  /// Batches on whole instances, by function id: (seconds executing, batches).
+  std::map<std::uint32_t, std::pair<double, std::uint64_t>> warm_by_fn_;
+};
 
 }  // namespace sim::platform::serverless

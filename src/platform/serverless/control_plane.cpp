@@ -8,6 +8,7 @@
 #include "feasibility.hpp"
 #include "function_table.hpp"
 #include "operator_stats.hpp"
+#include "replica_stats.hpp"
 #include "sim/network/topology_config.hpp"
 #include "view_builder.hpp"
 
@@ -25,7 +26,9 @@ ControlPlane::ControlPlane(ServerlessConfig config, const gpu::ModelCatalog& cat
       accounting_(stats_.add<Accounting>()),
       desired_(stats_.add<DesiredInstances>()) {
   if (config_.billing) stats_.add<Billing>(*config_.billing);
-  stats_.add<OperatorStats>();  // writes its block only when operator-profile instances ran
+  stats_.add<OperatorStats>();        // writes its block only when operator-profile instances ran
+  stats_.add<ColdStartFigures>();     // Flashpoint Fig. 8.5's definitions (cold_start_stats.hpp)
+  stats_.add<PartitionedReplicas>();  // writes its block only when a partitioned replica started
   if (!policies_.batcher || !policies_.dispatcher || !policies_.autoscaler ||
       !policies_.placement || !policies_.keep_alive || !policies_.sourcing) {
     throw std::invalid_argument(
@@ -258,18 +261,9 @@ json ControlPlane::summary_extra(Time end) const {
            {"requests_dropped_at_gateway", dropped_}};
   fleet_->write_summary(out, end);
   cold_->write_summary(out);
-  // Cold starts under the definitions the Flashpoint thesis leaves open (cold_start_stats.hpp).
-  const auto warm = accounting_.warm_execution();
-  out["cold_starts"]["by_source"] = cold_starts_by_source(cold_->log(), warm);
-  out["cold_starts"]["per_replica"] = cold_starts_per_replica(cold_->log());
-  // The unit of Fig. 8.5's multiples: the mean over functions of their mean warm batch.
-  double warm_sum = 0.0;
-  for (const auto& [fn, w] : warm)
-    warm_sum += w;
-  out["cold_starts"]["warm_execution_s"] =
-      warm.empty() ? json(nullptr) : json(warm_sum / static_cast<double>(warm.size()));
   const policy::PlatformView end_view = view();
-  stats_.write_summary(out, {end, fleet_->hosts(), instances_, fns_, end_view});
+  // After cold_->write_summary: ColdStartFigures adds to its cold_starts block.
+  stats_.write_summary(out, {end, fleet_->hosts(), instances_, fns_, end_view, cold_->log()});
   if (auto stats = policies_.autoscaler->statistics(); !stats.is_null()) {
     out["autoscaler"] = std::move(stats);  // e.g. Flashpoint Fig. 6.2 / 8.10 per scale-up
   }

@@ -71,7 +71,7 @@ bool ControlPlane::start_partitioned(Fn& fn, const policy::InstanceConfig& confi
     h.pipeline = pipelines_->make(head, fn, spec.cut_after, locs, spec.pipelined);
   }
   ++counts_.applied["start_partitioned"];
-  accounting_.partitioned_started(parts);
+  stats_.replica_started(parts);
   return true;
 }
 

@@ -3,7 +3,8 @@
 /// its own tallies and writes its own block(s) of the summary; the control plane publishes
 /// events to `Statistics`, which hands them to every subscriber in the order they were added.
 /// A paper-specific statistic (per-invocation billing, the desired-replica count, INFless
-/// operator resources) is a subscriber of its own, so the neutral Accounting knows none.
+/// operator resources, Flashpoint's cold-start figures and partitioned replicas) is a
+/// subscriber of its own, so the neutral Accounting knows none.
 
 #include <memory>
 #include <utility>
@@ -24,7 +25,8 @@ struct SummaryInputs {
   const Hosts& hosts;
   const Instances& instances;
   const std::vector<std::unique_ptr<Fn>>& functions;
-  const policy::PlatformView& end_view;  ///< the platform at `end`
+  const policy::PlatformView& end_view;             ///< the platform at `end`
+  const std::vector<ColdStartRecord>& cold_starts;  ///< every cold start begun (ColdStarts::log)
 };
 
 class StatsSubscriber {
@@ -35,6 +37,8 @@ class StatsSubscriber {
   virtual void batch_finished(const Inst& /*inst*/, const gpu::JobResult& /*result*/,
                               std::size_t /*requests*/) {}
   virtual void instance_ended(const Inst& /*inst*/, Time /*now*/) {}
+  /// A partitioned replica of `parts` parts (instances) was started.
+  virtual void replica_started(int /*parts*/) {}
   /// The view of a control tick, before the tick's policies decide.
   virtual void tick(const policy::PlatformView& /*view*/) {}
   /// The autoscaler's decision of a tick, before it is applied; `instances`: the live ones.
@@ -60,6 +64,10 @@ class Statistics {
   void instance_ended(const Inst& inst, Time now) {
     for (const auto& s : subscribers_)
       s->instance_ended(inst, now);
+  }
+  void replica_started(int parts) {
+    for (const auto& s : subscribers_)
+      s->replica_started(parts);
   }
   void tick(const policy::PlatformView& view) {
     for (const auto& s : subscribers_)

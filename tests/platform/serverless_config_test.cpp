@@ -1,0 +1,136 @@
+// The serverless configuration's defaults live in one place, the schema
+// (src/platform/serverless_schema.cpp): default_serverless_config() and its siblings resolve an
+// empty section against it, and the plain header (include/sim/platform/serverless_config.hpp)
+// declares no default of its own. The expected values below are read off the schema's .def()
+// calls by hand.
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "sim/platform/serverless_config.hpp"
+
+namespace sim::platform {
+namespace {
+
+TEST(ServerlessConfigDefaults, AreTheSchemas) {
+  const ServerlessConfig c = default_serverless_config();
+  EXPECT_TRUE(c.hosts.empty());           // the caller adds them
+  EXPECT_TRUE(c.functions.empty());       // (the schema requires one; none is kept)
+  EXPECT_DOUBLE_EQ(c.pcie_bps, 512e9);    // "512Gbps"
+  EXPECT_DOUBLE_EQ(c.load_bps, 8e9);      // "8Gbps"
+  EXPECT_DOUBLE_EQ(c.store_bps, 2203e6);  // "2203Mbps"
+  EXPECT_DOUBLE_EQ(c.host_bps, 7506e6);   // "7506Mbps"
+  EXPECT_EQ(c.provisioning_delay, seconds(120));
+  EXPECT_EQ(c.runtime_start, Time::zero());
+  EXPECT_DOUBLE_EQ(c.spot.revocations_per_hour, 0.0);
+  EXPECT_EQ(c.spot.notice_min, seconds(30));
+  EXPECT_EQ(c.spot.notice_max, seconds(120));
+  EXPECT_TRUE(c.spot.scheduled.empty());
+  EXPECT_FALSE(c.network.has_value());
+  EXPECT_EQ(c.control_interval, seconds(1));
+  EXPECT_EQ(c.rate_windows, (std::vector<Time>{seconds(10), seconds(60)}));
+  EXPECT_FALSE(c.charge_decision_time);
+  EXPECT_EQ(c.time_slice_mode, gpu::TimeSliceMode::kSlotSchedule);
+  EXPECT_EQ(c.queue_capacity, 1000000U);
+  EXPECT_EQ(c.dispatch_scope, DispatchScope::kCluster);
+  EXPECT_EQ(c.gateway, GatewayRoute::kRoundRobin);
+  EXPECT_EQ(c.container_memory, ContainerMemory::kBatchFootprint);
+  EXPECT_EQ(c.cpu_latency, gpu::CpuLatencyMode::kAverage);
+  EXPECT_FALSE(c.billing.has_value());
+}
+
+TEST(ServerlessConfigDefaults, FunctionHostAndBillingAreTheSchemas) {
+  const FunctionSpec f = default_function_spec();
+  EXPECT_TRUE(f.name.empty());
+  EXPECT_TRUE(f.model.empty());
+  EXPECT_TRUE(f.gpu);  // resource "gpu"
+  EXPECT_EQ(f.config.max_batch, 1);
+  EXPECT_DOUBLE_EQ(f.config.cpu_cores, 0.0);  // cores apply to CPU functions only
+  EXPECT_DOUBLE_EQ(f.config.gpu_share, 1.0);
+  EXPECT_DOUBLE_EQ(f.config.time_slice_gb, 0.0);
+  EXPECT_EQ(f.config.cpu_threads, 0);
+  EXPECT_FALSE(f.model_bytes.has_value());
+  EXPECT_FALSE(f.device_memory_gb.has_value());
+  EXPECT_EQ(f.batch_timeout, Time::zero());
+  EXPECT_TRUE(f.app_timeouts.empty());
+  EXPECT_TRUE(f.queue_group.empty());
+  EXPECT_FALSE(f.billing_memory_gb.has_value());
+  EXPECT_FALSE(f.billing_cores.has_value());
+
+  const HostTemplate h = default_host_template();
+  EXPECT_EQ(h.count, 1);
+  EXPECT_DOUBLE_EQ(h.spec.cores, 32.0);
+  EXPECT_DOUBLE_EQ(h.spec.memory_bytes, 256e9);  // "256GB"
+  EXPECT_TRUE(h.spec.gpus.empty());
+  EXPECT_EQ(h.spec.market, cluster::Market::kOwned);
+  EXPECT_DOUBLE_EQ(h.spec.price_per_hour, 0.0);
+
+  const FunctionBilling b = default_function_billing();
+  EXPECT_DOUBLE_EQ(b.per_invocation, 0.0);
+  EXPECT_DOUBLE_EQ(b.vcpu_second, 0.0);
+  EXPECT_DOUBLE_EQ(b.memory_gb_second, 0.0);
+  EXPECT_DOUBLE_EQ(b.gpu_memory_gb_second, 0.0);
+  EXPECT_TRUE(b.gpu_whole_seconds);
+  EXPECT_EQ(b.from, Time::zero());
+}
+
+/// Member declarations of `structure` in `header` that carry an initialiser other than the
+/// empty `{}` (value-initialisation: zero, false, empty, the first enumerator).
+std::vector<std::string> defaulted_members(const std::string& header,
+                                           const std::string& structure) {
+  const auto begin = header.find("struct " + structure + " {");
+  if (begin == std::string::npos) return {"struct " + structure + " not found"};
+  const auto end = header.find("\n};", begin);
+  std::istringstream body(header.substr(begin, end - begin));
+  static const std::regex kDefault(R"(=|\{\s*[^}\s])");
+  std::vector<std::string> out;
+  std::string line;
+  std::getline(body, line);  // "struct X {"
+  while (std::getline(body, line)) {
+    const auto comment = line.find("//");
+    std::string code = line.substr(0, comment);
+    if (code.find("struct ") != std::string::npos) continue;  // a nested struct's head
+    if (std::regex_search(code, kDefault)) out.push_back(line);
+  }
+  return out;
+}
+
+TEST(ServerlessConfigDefaults, TheHeaderDeclaresNone) {
+  std::ifstream in(SIM_SOURCE_DIR "/include/sim/platform/serverless_config.hpp");
+  ASSERT_TRUE(in.good());
+  std::stringstream text;
+  text << in.rdbuf();
+  for (const char* s :
+       {"FunctionSpec", "FunctionBilling", "HostTemplate", "SpotSettings", "ServerlessConfig"}) {
+    EXPECT_EQ(defaulted_members(text.str(), s), std::vector<std::string>{}) << s;
+  }
+}
+
+TEST(ServerlessConfigDefaults, TheScanFindsADefault) {
+  // The check above can fail: a default by `=` or by a non-empty brace is found, `{}` is not.
+  const std::string header =
+      "struct A {\n  int a{};\n  double b = 2.0;  ///< x\n  std::vector<int> c{1, 2};\n"
+      "  Time d;  // e = 1\n};\n";
+  EXPECT_EQ(defaulted_members(header, "A"),
+            (std::vector<std::string>{"  double b = 2.0;  ///< x", "  std::vector<int> c{1, 2};"}));
+  EXPECT_EQ(defaulted_members(header, "B"), std::vector<std::string>{"struct B not found"});
+}
+
+TEST(ServerlessConfigDefaults, AHandBuiltConfigHasNone) {
+  // Value-initialised members: a configuration built without default_serverless_config() has
+  // no control interval, which the platform rejects rather than run on a guessed default.
+  const ServerlessConfig c{};
+  EXPECT_EQ(c.control_interval, Time::zero());
+  EXPECT_DOUBLE_EQ(c.pcie_bps, 0.0);
+  EXPECT_TRUE(c.rate_windows.empty());
+  EXPECT_EQ(FunctionSpec{}.gpu, false);
+  EXPECT_EQ(HostTemplate{}.count, 0);
+}
+
+}  // namespace
+}  // namespace sim::platform
