@@ -106,20 +106,7 @@ class EventQueue {
   /// built directly in its slot.
   template <class F>
   EventHandle push(Time t, F&& fn, EventPhase phase = EventPhase::kDefault) {
-    if (t < Time::zero()) throw_negative_time(t);
-    const std::uint32_t slot = acquire_slot();
-    EventCallback& cb = slots_[slot].fn;
-    try {
-      cb.assign(std::forward<F>(fn));
-    } catch (...) {
-      release_slot(slot);
-      throw;
-    }
-    if (!cb) {
-      release_slot(slot);
-      throw_empty_callback();
-    }
-    return commit(t, slot, phase);
+    return commit(t, store_callback(t, std::forward<F>(fn)), phase);
   }
   bool cancel(const EventHandle& h);
   [[nodiscard]] bool is_pending(const EventHandle& h) const;
@@ -138,20 +125,7 @@ class EventQueue {
   template <class F>
   EventHandle push_reserved(Time t, std::uint64_t sequence, F&& fn,
                             EventPhase phase = EventPhase::kDefault) {
-    if (t < Time::zero()) throw_negative_time(t);
-    const std::uint32_t slot = acquire_slot();
-    EventCallback& cb = slots_[slot].fn;
-    try {
-      cb.assign(std::forward<F>(fn));
-    } catch (...) {
-      release_slot(slot);
-      throw;
-    }
-    if (!cb) {
-      release_slot(slot);
-      throw_empty_callback();
-    }
-    return commit_sequence(t, slot, phase, sequence);
+    return commit_sequence(t, store_callback(t, std::forward<F>(fn)), phase, sequence);
   }
   /// Registers / unregisters a holder of reserved sequence numbers (not owned).
   void add_holder(SequenceHolder* holder);
@@ -248,6 +222,25 @@ class EventQueue {
   [[noreturn]] static void throw_empty_callback();
   /// Takes a free slot (growing the table if none is free); its callback is empty.
   std::uint32_t acquire_slot();
+  /// push and push_reserved: checks t, builds the callable in a free slot and returns the slot
+  /// (released again if the callable throws or is empty).
+  template <class F>
+  std::uint32_t store_callback(Time t, F&& fn) {
+    if (t < Time::zero()) throw_negative_time(t);
+    const std::uint32_t slot = acquire_slot();
+    EventCallback& cb = slots_[slot].fn;
+    try {
+      cb.assign(std::forward<F>(fn));
+    } catch (...) {
+      release_slot(slot);
+      throw;
+    }
+    if (!cb) {
+      release_slot(slot);
+      throw_empty_callback();
+    }
+    return slot;
+  }
   /// Enqueues the event whose callback is already in `slot`.
   EventHandle commit(Time t, std::uint32_t slot, EventPhase phase);
   EventHandle commit_sequence(Time t, std::uint32_t slot, EventPhase phase, std::uint64_t sequence);

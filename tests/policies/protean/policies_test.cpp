@@ -66,6 +66,17 @@ FunctionView small_be(std::uint32_t id, double rate) {
   return f;
 }
 
+// 8 hosts, each one GPU as mig_view()'s, with no functions.
+PlatformView eight_mig_hosts() {
+  PlatformView v;
+  for (int h = 0; h < 8; ++h) {
+    HostView hv = mig_view().hosts[0];
+    hv.index = h;
+    v.hosts.push_back(hv);
+  }
+  return v;
+}
+
 TEST(StrictFirstBatcher, ReordersStrictFirstAndFillsTheBatch) {
   std::vector<QueuedRequest> q(4);
   for (std::size_t i = 0; i < q.size(); ++i) {
@@ -201,12 +212,7 @@ TEST(ProteanAutoscaler, IdleSurplusContainersGiveWayWhenMemoryRunsOut) {
 TEST(ProteanAutoscaler, ReconfiguresAfterWaitLimitAndDrainsFirst) {
   // 8 MIG GPUs in (4g, 2g, 1g); BE DPN-92-like model of 14 GB, 200 BE requests per tick per
   // GPU -> ceil(200/128) = 2 batches = 28 GB: no small set holds it -> target (4g, 3g).
-  PlatformView v;
-  for (int h = 0; h < 8; ++h) {
-    HostView hv = mig_view().hosts[0];
-    hv.index = h;
-    v.hosts.push_back(hv);
-  }
+  PlatformView v = eight_mig_hosts();
   FunctionView be = small_be(0, 0);
   be.device_memory_gb = 14;
   ProteanAutoscalerConfig c;
@@ -238,12 +244,7 @@ TEST(ProteanAutoscaler, ReconfiguratorRunsOncePerMonitorInterval) {
   // (arrivals over 2 s: 3200 / 8 GPUs = 400 per GPU -> 4 batches x 14 GB, still no small set ->
   // (4g, 3g)). Mismatches 1-3 at ticks 0, 2, 4; tick 6 finds wait_ctr = 3: 2 GPUs reconfigure
   // there and nowhere else (with W = 1 s it was tick 3).
-  PlatformView v;
-  for (int h = 0; h < 8; ++h) {
-    HostView hv = mig_view().hosts[0];
-    hv.index = h;
-    v.hosts.push_back(hv);
-  }
+  PlatformView v = eight_mig_hosts();
   FunctionView be = small_be(0, 0);
   be.device_memory_gb = 14;
   ProteanAutoscalerConfig c;
