@@ -18,12 +18,23 @@ double rdf_on(const FunctionView& f, const std::string& profile) {
   return it != f.rdf.end() ? it->second : 1.0;
 }
 
-int containers_needed(const FunctionView& f, ContainerCount count, double interval_s) {
+int containers_needed(const FunctionView& f, ContainerCount count, double interval_s, int nodes) {
   const double rate = f.arrival_rate.empty() ? 0.0 : f.arrival_rate.front();
   const double window = count == ContainerCount::kInFlight ? f.batch_latency_s : interval_s;
   const double n_r = rate * window + static_cast<double>(f.queue_length);
   const int batch = std::max(1, f.config.max_batch);
-  return static_cast<int>(std::ceil(n_r / batch - 1e-9));
+  // n_c = sum over the nodes forming batches of ceil(n_r,node / batch_size) (§4.2 applied where
+  // the batches are formed, §4); a node needs a whole request to form one.
+  const int requests = static_cast<int>(std::ceil(n_r - 1e-9));
+  const int k = std::max(1, std::min(nodes, requests));
+  return k * static_cast<int>(std::ceil(n_r / k / batch - 1e-9));
+}
+
+int worker_nodes(const PlatformView& view) {
+  int n = 0;
+  for (const auto& h : view.hosts)
+    if (h.available && !h.gpus.empty()) ++n;
+  return std::max(1, n);
 }
 
 namespace {
@@ -99,12 +110,12 @@ std::vector<Place> cluster_places(const PlatformView& view, LoadScope scope,
 }
 
 void tag_places(std::vector<Place>& places, const PlatformView& view, ContainerCount count,
-                double interval_s) {
+                double interval_s, int nodes) {
   double be_mem = 0.0;
   double be_fbr = 0.0;
   for (const auto& f : view.functions) {
     if (!f.gpu || is_strict(f)) continue;
-    const int n = containers_needed(f, count, interval_s);
+    const int n = containers_needed(f, count, interval_s, nodes);
     be_mem += n * f.device_memory_gb;
     be_fbr += n * f.fbr;
   }

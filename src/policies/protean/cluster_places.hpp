@@ -43,10 +43,26 @@ enum class ContainerCount : std::uint8_t {
   kIntervalBatches
 };
 
+/// Where the batches that n_c counts are formed (Protean §4: requests are "load-balanced across
+/// the worker nodes by the Dispatcher" and then "serviced as batches ... by GPU-accelerated
+/// containers"; §4.2: "one container spawned for each batch of requests received").
+enum class ContainerScope : std::uint8_t {
+  /// each worker node forms its own batches from its share of n_r (the gateway spreads n_r
+  /// evenly): n_c = sum over the k nodes of ceil((n_r / k) / batch_size), k = min(nodes,
+  /// ceil(n_r)) (a node forms a batch only if it receives a request)
+  kNode,
+  /// one cluster-wide queue forms the batches: n_c = ceil(n_r / batch_size)
+  kCluster
+};
+
 /// Containers a function needs (Protean §4.2): n_c = ceil(n_r / batch_size), n_r as `count`
-/// says (`interval_s` is the monitor interval of kIntervalBatches).
+/// says (`interval_s` is the monitor interval of kIntervalBatches), taken per node over
+/// `nodes` worker nodes (kNode) or once for the cluster (nodes = 1 is the same).
 int containers_needed(const FunctionView& f, ContainerCount count = ContainerCount::kInFlight,
-                      double interval_s = 1.0);
+                      double interval_s = 1.0, int nodes = 1);
+
+/// The worker nodes the gateway balances over: available hosts with at least one GPU (>= 1).
+int worker_nodes(const PlatformView& view);
 
 /// GPUs (host, gpu) the caller wants left alone (e.g. draining for a reconfiguration).
 using GpuSet = std::set<std::pair<int, int>>;
@@ -74,7 +90,8 @@ std::vector<Place> cluster_places(const PlatformView& view, LoadScope scope,
 /// GPU's places are tagged in ascending order of memory; tagged_best_effort_fbr = tag x memory
 /// x the demand's FBR per GB.
 void tag_places(std::vector<Place>& places, const PlatformView& view,
-                ContainerCount count = ContainerCount::kInFlight, double interval_s = 1.0);
+                ContainerCount count = ContainerCount::kInFlight, double interval_s = 1.0,
+                int nodes = 1);
 
 /// Indices of `places` in ascending order of resources (memory, then location).
 std::vector<std::size_t> ascending_order(const std::vector<Place>& places);

@@ -184,15 +184,17 @@ Decisions ProteanAutoscaler::decide(const PlatformView& view) {
   for (const auto& [g, target] : draining_)
     excluded.insert(g);
   auto places = cluster_places(view, LoadScope::kLive, excluded);
+  const int nodes = config_.container_scope == ContainerScope::kNode ? worker_nodes(view) : 1;
   if (config_.placement == ContainerPlacement::kJobDistribution) {
-    tag_places(places, view, config_.container_count, config_.monitor_interval_s);
+    tag_places(places, view, config_.container_count, config_.monitor_interval_s, nodes);
   }
 
   std::map<std::uint32_t, int> need;
   std::map<std::uint32_t, int> live;
   for (const auto& f : view.functions)
     need[f.id] =
-        f.gpu ? containers_needed(f, config_.container_count, config_.monitor_interval_s) : 0;
+        f.gpu ? containers_needed(f, config_.container_count, config_.monitor_interval_s, nodes)
+              : 0;
   for (const auto& i : view.instances)
     if (counts_as_live(i) && stopping_.count(i.id) == 0) ++live[i.function];
 

@@ -51,6 +51,8 @@ struct ProteanAutoscalerConfig {
   double max_reconfiguring_fraction = 0.3;
   double strict_sm_cap = 1.0;  ///< GPUlet: SM cap of strict containers under MPS
   ContainerCount container_count = ContainerCount::kInFlight;
+  /// n_c per worker node (the batches the nodes form under per-node dispatch) or per cluster
+  ContainerScope container_scope = ContainerScope::kNode;
   /// W of Algorithm 2 line 1: the reconfigurator (EWMA sample, geometry choice, wait counter)
   /// runs once per W; also kIntervalBatches' window (assumption: the control tick)
   double monitor_interval_s = 1.0;

@@ -111,6 +111,14 @@ PolicyKind autoscaler() {
       .doc(
           "n_r of §4.2: in-flight = requests arriving during one 7g batch + queued; "
           "interval-batches = requests arriving during one monitor interval + queued");
+  s->add("container_scope", ParamType::kChoice)
+      .def("node")
+      .one_of({"node", "cluster"})
+      .doc(
+          "where the batches n_c counts are formed (§4: requests are load-balanced across the "
+          "worker nodes, then batched): node = n_r shared evenly among the available GPU "
+          "hosts, ceil(n_r,node / batch) per node; cluster = one ceil(n_r / batch) (one "
+          "cluster-wide queue, dispatch_scope cluster)");
   s->add("monitor_interval", ParamType::kDuration)
       .def("1s")
       .at_least(0)
@@ -149,6 +157,9 @@ PolicyKind autoscaler() {
             c.container_count = p.at("container_count").get<std::string>() == "in-flight"
                                     ? ContainerCount::kInFlight
                                     : ContainerCount::kIntervalBatches;
+            c.container_scope = p.at("container_scope").get<std::string>() == "node"
+                                    ? ContainerScope::kNode
+                                    : ContainerScope::kCluster;
             c.monitor_interval_s = config::get_duration(p, "monitor_interval").to_seconds();
             c.best_effort_memory = p.at("best_effort_memory").get<std::string>() == "requests"
                                        ? BestEffortMemory::kRequests

@@ -166,6 +166,49 @@ TEST(ContainersNeeded, OneContainerPerBatchOfAMonitorInterval) {
   EXPECT_EQ(containers_needed(f, ContainerCount::kIntervalBatches, 0.5), 10);  // 1260 / 128
 }
 
+TEST(ContainersNeeded, OneContainerPerBatchFormedAtEachNode) {
+  // Node scope (§4: requests load-balanced over the nodes, then batched there): n_r shared
+  // evenly among the nodes, ceil(n_r,node / batch) per node.
+  FunctionView f;
+  f.config.max_batch = 128;
+  f.batch_latency_s = 0.11;
+  f.arrival_rate = {2500.0};
+  f.queue_length = 10;
+  // 285 requests over 8 nodes: 35.6 each -> ceil(35.6 / 128) = 1 per node -> 8 (cluster: 3).
+  EXPECT_EQ(containers_needed(f, ContainerCount::kInFlight, 1.0, 8), 8);
+  EXPECT_EQ(containers_needed(f, ContainerCount::kInFlight, 1.0, 1), 3);
+  // 20000 rps x 0.11 s = 2200: 275 per node -> ceil(2.15) = 3 per node -> 24 (cluster:
+  // ceil(17.19) = 18).
+  f.arrival_rate = {20000.0};
+  f.queue_length = 0;
+  EXPECT_EQ(containers_needed(f, ContainerCount::kInFlight, 1.0, 8), 24);
+  EXPECT_EQ(containers_needed(f, ContainerCount::kInFlight, 1.0, 1), 18);
+  // 30 rps x 0.1 s = 3 requests: only 3 nodes can form a batch -> 3 containers, not 8.
+  f.batch_latency_s = 0.1;
+  f.arrival_rate = {30.0};
+  EXPECT_EQ(containers_needed(f, ContainerCount::kInFlight, 1.0, 8), 3);
+  // Interval reading per node: 2500 x 1 s + 10 = 2510 over 8 = 313.75 -> 3 each -> 24.
+  f.arrival_rate = {2500.0};
+  f.queue_length = 10;
+  EXPECT_EQ(containers_needed(f, ContainerCount::kIntervalBatches, 1.0, 8), 24);
+  // No demand: none, whatever the nodes.
+  f.arrival_rate = {0.0};
+  f.queue_length = 0;
+  EXPECT_EQ(containers_needed(f, ContainerCount::kInFlight, 1.0, 8), 0);
+}
+
+TEST(ContainersNeeded, WorkerNodesAreTheAvailableGpuHosts) {
+  PlatformView v;
+  EXPECT_EQ(worker_nodes(v), 1);  // none: counted as one (the cluster reading)
+  HostView gpu_host;
+  gpu_host.gpus.emplace_back();
+  HostView cpu_host;
+  HostView revoked = gpu_host;
+  revoked.available = false;
+  v.hosts = {gpu_host, cpu_host, revoked, gpu_host};
+  EXPECT_EQ(worker_nodes(v), 2);
+}
+
 TEST(BestEffortMemory, RequestsCanFallBelowOneBatch) {
   // 12 predicted BE requests of a 128-batch of 5 GB: 12 / 128 x 5 = 0.469 GB, occupancy of
   // the (1g, 2g) set (15 GB) 0.031 < T_low 0.1 -> the (4g, 3g) fallback. Rounded up to a

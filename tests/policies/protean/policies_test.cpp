@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "protean/container_placement.hpp"
 #include "protean/job_distributor.hpp"
 #include "protean/protean_autoscaler.hpp"
@@ -151,6 +153,28 @@ TEST(ProteanAutoscaler, ConsolidatePlacementFillsTheFullestPlaceFirst) {
   EXPECT_EQ(d.start[0].location->slice, 1);
   EXPECT_EQ(d.start[1].location->slice, 2);
   EXPECT_EQ(d.start[2].location->slice, 2);
+}
+
+TEST(ProteanAutoscaler, NodeScopeStartsAContainerForTheBatchesOfEachNode) {
+  // 8 hosts; ResNet 50 at 2500 rps: 275 requests in flight. Node scope: 34.4 per node ->
+  // ceil(34.4 / 128) = 1 per node -> 8 containers, spread one per GPU (each 4g is the place
+  // with the most free memory until it holds one). Cluster scope: ceil(275 / 128) = 3.
+  PlatformView v = eight_mig_hosts();
+  v.functions = {resnet(0, 2500)};
+  ProteanAutoscalerConfig c;
+  c.reconfigure = false;
+  c.placement = ContainerPlacement::kSpread;
+  const auto d = ProteanAutoscaler(c).decide(v);
+  ASSERT_EQ(d.start.size(), 8U);
+  std::set<int> hosts;
+  for (const auto& s : d.start) {
+    ASSERT_TRUE(s.location.has_value());
+    hosts.insert(s.location->host);
+    EXPECT_EQ(s.location->slice, 2);
+  }
+  EXPECT_EQ(hosts.size(), 8U);
+  c.container_scope = ContainerScope::kCluster;
+  EXPECT_EQ(ProteanAutoscaler(c).decide(v).start.size(), 3U);
 }
 
 TEST(ProteanAutoscaler, DelaysTerminationOfSurplusContainers) {

@@ -51,11 +51,18 @@ TEST(ProteanScenario, ProteanAndNaiveSlicingServeTheWikipediaMix) {
   // work-conserving GPU model it does not hold yet (docs/reproduction/protean.md).
   for (const auto* s : {&protean, &naive}) {
     EXPECT_EQ((*s)["requests"]["dropped"].get<std::uint64_t>(), 0u);
-    EXPECT_GT((*s)["requests"]["completed"].get<std::uint64_t>(), 140000u);
+    // ~150,000 requests arrive after the 10 s warm-up (5,000 rps x 30 s); the run ends without
+    // draining, so up to a few seconds of load may still be queued (Protean's strict P50 is
+    // 1.6 s here), not more: 130,000 = 150,000 - 4 s x 5,000 rps.
+    EXPECT_GT((*s)["requests"]["completed"].get<std::uint64_t>(), 130000u);
     EXPECT_GT((*s)["per_class"]["strict"]["slo"]["compliance"].get<double>(), 0.0);
-    // A strict ResNet 50 batch of 128 takes 110 ms solo on a whole A100 and longer on any
-    // slice or with co-runners, so the strict tail cannot be shorter.
-    EXPECT_GE(strict_p99((*s)), 0.110);
+    // Each node receives about 5,000 / 2 / 8 = 312 strict rps, so a strict batch closes on the
+    // 50 ms batching timeout (128 requests would take 410 ms to arrive) with ~16 requests, and
+    // its first request (1 in ~16, more than 1%) waits the whole 50 ms before running. Its
+    // batch then takes at least the fixed 5% of a 110 ms ResNet 50 batch, on a 4g (RDF
+    // 1.4125) at best: 110 x 0.05 x 1.4125 = 7.8 ms. So the strict P99 >= 57.8 ms. (Not 110
+    // ms: node batches are partial, so a batch can be shorter than a full one on 7g.)
+    EXPECT_GE(strict_p99((*s)), 0.0577);
   }
 }
 
