@@ -233,6 +233,11 @@ Time fig63_download(bool chain, bool network) {
   const auto extra = h.platform->summary_extra(h.sim.now());
   // host0's own download from the store was a chain of one receiver.
   EXPECT_EQ(extra["cold_starts"]["chained"], chain ? 3 : 0);
+  // Two chains were launched: host0's store download alone at t = 0, host1 + host2 at 60 s.
+  const nlohmann::json sizes =
+      chain ? nlohmann::json{{"1", 1}, {"2", 1}} : nlohmann::json::object();
+  EXPECT_EQ(extra["cold_starts"]["chains"]["launched"], chain ? 2 : 0);
+  EXPECT_EQ(extra["cold_starts"]["chains"]["by_cold_starts"], sizes);
   return cs[1].download;
 }
 

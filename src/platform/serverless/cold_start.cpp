@@ -153,6 +153,10 @@ void ColdStarts::launch_chain(std::uint64_t serial) {
   Chain& c = *it->second;
   gathering_.erase(c.key);
   c.launched = true;
+  std::size_t served = 0;
+  for (const auto& [host, w] : c.waiters)
+    served += w.size();
+  ++chain_sizes_[served];
   const auto deliver = [this, serial](std::size_t i) {
     const auto ch = chains_.find(serial);
     if (ch == chains_.end()) return;
@@ -311,6 +315,13 @@ void ColdStarts::write_summary(json& out) const {
                         {"total_s", mean(dl + rt + ld + cp)},
                         {"sources", sources},
                         {"chained", chained_}};
+  std::uint64_t launched = 0;
+  json by_size = json::object();
+  for (const auto& [n, count] : chain_sizes_) {
+    launched += count;
+    by_size[std::to_string(n)] = count;
+  }
+  out["cold_starts"]["chains"] = {{"launched", launched}, {"by_cold_starts", by_size}};
 }
 
 }  // namespace sim::platform::serverless

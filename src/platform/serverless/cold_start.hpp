@@ -74,6 +74,9 @@ class ColdStarts {
   std::map<std::pair<std::string, int>, std::uint64_t> gathering_;  ///< (model, source) -> chain
   std::uint64_t next_chain_ = 1;
   std::uint64_t chained_ = 0;  ///< cold starts served by a chain
+  /// Launched chains by the cold starts they serve at launch (issue #20: how many cold starts
+  /// share a chain, the reach of multicast).
+  std::map<std::size_t, std::uint64_t> chain_sizes_;
   std::vector<ColdStartRecord> log_;
 };
 
