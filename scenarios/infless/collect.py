@@ -13,6 +13,8 @@ charged per thread and per SM share), and Table 4's CPUs and GPUs per 100 RPS (m
 and mean SM shares held -- 1.0 = a whole GPU -- per 100 req/s of throughput), and Fig. 18a's
 theoretical throughput upper bound per unified resource (the instances' max_batch / t_exec,
 summed and time-weighted by the platform: operator_instances.capacity_request_seconds).
+Table 4 as §5.3 measures it (the large-scale runs): CPUs and GPUs per 100 req/s and cost per
+request of that upper bound (`*_bound_*`), the only throughput the paper's simulator collects.
 data/reproduction/infless.json states the same quantities as expressions for dcsim reproduce.
 """
 import json
@@ -41,6 +43,7 @@ def row(run):
     fc, fg = o.get("free_cpu_fraction_mean", 0.0), o.get("free_gpu_fraction_mean", 0.0)
     frag = (BETA * 32 * fc + 200 * fg) / (BETA * 32 + 200)
     recorded = s["requests"]["recorded"]
+    bound = o.get("capacity_request_seconds", 0.0)
     return {
         "run": pathlib.Path(run).name,
         "slo_compliance": met / with_slo if with_slo else None,
@@ -60,6 +63,9 @@ def row(run):
         if duration and s["throughput_rps"] else None,
         "gpus_per_100rps": 100 * shares / duration / s["throughput_rps"]
         if duration and s["throughput_rps"] else None,
+        "cpus_per_100_bound_rps": 100 * threads / bound if bound else None,
+        "gpus_per_100_bound_rps": 100 * shares / bound if bound else None,
+        "cost_per_bound_request_usd": cost / bound if bound else None,
         "batch_size_mean": s["batch_size_mean"],
     }
 
