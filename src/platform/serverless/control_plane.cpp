@@ -118,6 +118,10 @@ void ControlPlane::host_added(int /*host*/) {
 // Control loop
 
 policy::PlatformView ControlPlane::view() const {
+#ifndef NDEBUG
+  for (const auto& f : fns_)
+    check_state_counts(*f, instances_);
+#endif
   return build_view({sim_.now(), config_.control_interval, config_.rate_windows,
                      fleet_->pending_vms(), fns_, instances_, fleet_->hosts()});
 }
@@ -235,8 +239,8 @@ void ControlPlane::add_timeseries_columns(metrics::TimeSeriesRecorder& recorder)
   recorder.add_column("queue_length", [this] { return static_cast<double>(queued()); });
   const auto count = [this](InstanceState s) {
     double n = 0;
-    for (const auto& [id, i] : instances_)
-      if (i->life.state() == s) ++n;
+    for (const auto& f : fns_)
+      n += f->states[s];
     return n;
   };
   recorder.add_column("instances_cold_starting",

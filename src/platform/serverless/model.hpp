@@ -4,6 +4,7 @@
 /// no behaviour; the part that owns each job changes them (see serverless_platform.hpp).
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -29,6 +30,19 @@ using policy::InstanceId;
 using policy::InstanceState;
 
 struct Fn;
+
+/// A function's instances by state (index: InstanceState), kept by Lifecycle::transition, the
+/// one writer of instance state: the views read a function's counts per finished batch (the
+/// keep-alive's view), where a pass over its instances (hundreds per function in the largest
+/// runs) would cost more than the batch. A terminated instance stays counted under kTerminated.
+class StateCounts {
+ public:
+  [[nodiscard]] int operator[](InstanceState s) const { return n_[static_cast<std::size_t>(s)]; }
+
+ private:
+  friend class Lifecycle;
+  std::array<int, 5> n_{};  ///< kColdStarting .. kTerminated
+};
 
 struct Request {
   traces::Arrival arrival;
@@ -94,6 +108,7 @@ struct Fn {
   std::uint64_t dequeued = 0;      ///< requests taken into batches
   double dequeued_wait_s = 0.0;    ///< their summed queue waits
   std::set<InstanceId> instances;  ///< live instances, by id
+  StateCounts states;              ///< its instances by state (Lifecycle keeps them)
   std::map<std::uint32_t, Time> timeout_by_app;
   std::vector<policy::LayerView> layers;  ///< per-layer costs (models with a layer profile)
   std::vector<double> layer_share;        ///< each layer's share of the model's bytes
@@ -118,10 +133,15 @@ enum class InstanceEvent : std::uint8_t {
 };
 
 /// An instance's state and timestamps. transition() is their only writer, and it rejects
-/// events the state does not allow (std::logic_error: a bug in the control plane).
+/// events the state does not allow (std::logic_error: a bug in the control plane). It also
+/// keeps `counts` (its function's instances by state): construction counts it cold-starting,
+/// every transition moves it from its old state's count to its new one's.
 class Lifecycle {
  public:
-  explicit Lifecycle(Time created) : created_(created), state_since_(created) {}
+  Lifecycle(Time created, StateCounts& counts);
+  // A copy would move counts it never entered.
+  Lifecycle(const Lifecycle&) = delete;
+  Lifecycle& operator=(const Lifecycle&) = delete;
 
   void transition(InstanceEvent event, Time now);
 
@@ -134,7 +154,10 @@ class Lifecycle {
   [[nodiscard]] Time idle_since() const { return idle_since_; }
 
  private:
+  void transition_state(InstanceEvent event, Time now);
+
   InstanceState state_ = InstanceState::kColdStarting;
+  StateCounts* counts_;
   Time created_;
   Time state_since_;
   Time ready_at_;
@@ -165,7 +188,7 @@ struct Replica {
 };
 
 struct Inst {
-  explicit Inst(Time created) : life(created) {}
+  Inst(Time created, StateCounts& counts) : life(created, counts) {}
 
   InstanceId id = 0;
   Fn* fn = nullptr;
@@ -205,6 +228,11 @@ struct Inst {
 };
 
 using Instances = std::map<InstanceId, std::unique_ptr<Inst>>;
+
+/// Throws std::logic_error unless `fn.states` equals a count of fn's live instances (in
+/// `instances`) by state: the control plane checks it at every view in debug builds, the
+/// tests after every step.
+void check_state_counts(const Fn& fn, const Instances& instances);
 using Hosts = std::vector<std::unique_ptr<cluster::Host>>;
 
 /// Decisions applied and rejected, by kind (the summary's "decisions" block); every part that

@@ -83,7 +83,7 @@ void refresh_hosts_view(std::vector<policy::HostView>& views, const Hosts& hosts
     fill_host_view(views[k], *hosts[k]);
 }
 
-policy::FunctionView function_view(const Fn& f) {
+policy::FunctionView function_view(const Fn& f, Time now, const std::vector<Time>& rate_windows) {
   policy::FunctionView fv;
   fv.id = f.id;
   fv.name = f.spec.name;
@@ -98,6 +98,41 @@ policy::FunctionView function_view(const Fn& f) {
   fv.batch_latency_s = f.batch_latency_s;
   fv.queue_length = f.queued;
   fv.arrivals = f.arrivals;
+  fv.oldest_wait = Time::zero();
+  if (f.queued > 0) {
+    // Each queue is in arrival order: the first request of this function in each is that
+    // queue's oldest.
+    auto oldest_in = [&](const Queue& q) {
+      for (const Request& r : q.requests) {
+        if (r.arrival.function == f.id) {
+          fv.oldest_wait = std::max(fv.oldest_wait, now - r.arrival.time);
+          break;
+        }
+      }
+    };
+    oldest_in(*f.queue);
+    for (const auto& [h, nq] : f.queue->nodes)
+      oldest_in(*nq);
+    for (const auto& [id, iq] : f.queue->replicas)
+      oldest_in(*iq);
+  }
+  // Arrivals in (now - w, now], per second of the window: a binary search of the recent
+  // arrivals per window (the tick drops those older than the longest window).
+  fv.arrival_rate.reserve(rate_windows.size());
+  for (const Time w : rate_windows) {
+    const auto first = std::upper_bound(f.recent.begin(), f.recent.end(), now - w);
+    fv.arrival_rate.push_back(static_cast<double>(f.recent.end() - first) / w.to_seconds());
+  }
+  fv.strict_arrivals = f.strict_arrivals;
+  fv.dequeued = f.dequeued;
+  fv.dequeued_wait_s = f.dequeued_wait_s;
+  fv.fbr = f.model != nullptr && f.model->gpu && f.model->gpu->fbr ? f.model->gpu->fbr->value : 0.0;
+  if (f.model != nullptr && f.model->gpu) fv.rdf = f.model->gpu->rdf;
+  fv.layers = f.layers;
+  // Lifecycle keeps the counts; no pass over the instances.
+  fv.cold_starting = f.states[InstanceState::kColdStarting];
+  fv.idle = f.states[InstanceState::kIdle];
+  fv.busy = f.states[InstanceState::kBusy] + f.states[InstanceState::kDraining];
   return fv;
 }
 
@@ -108,53 +143,9 @@ policy::PlatformView build_view(const ViewInputs& in) {
   v.control_interval = in.control_interval;
   v.rate_windows = in.rate_windows;
   v.pending_vms = in.pending_vms;
-  for (const auto& f : in.functions) {
-    policy::FunctionView fv = function_view(*f);
-    fv.oldest_wait = Time::zero();
-    if (f->queued > 0) {
-      // Each queue is in arrival order: the first request of this function in each is that
-      // queue's oldest.
-      auto oldest_in = [&](const Queue& q) {
-        for (const Request& r : q.requests) {
-          if (r.arrival.function == f->id) {
-            fv.oldest_wait = std::max(fv.oldest_wait, now - r.arrival.time);
-            break;
-          }
-        }
-      };
-      oldest_in(*f->queue);
-      for (const auto& [h, nq] : f->queue->nodes)
-        oldest_in(*nq);
-      for (const auto& [id, iq] : f->queue->replicas)
-        oldest_in(*iq);
-    }
-    for (const Time w : in.rate_windows) {
-      // Arrivals in (now - w, now], per second of the window.
-      const auto first = std::upper_bound(f->recent.begin(), f->recent.end(), now - w);
-      fv.arrival_rate.push_back(static_cast<double>(f->recent.end() - first) / w.to_seconds());
-    }
-    fv.strict_arrivals = f->strict_arrivals;
-    fv.dequeued = f->dequeued;
-    fv.dequeued_wait_s = f->dequeued_wait_s;
-    fv.fbr = f->model != nullptr && f->model->gpu && f->model->gpu->fbr ? f->model->gpu->fbr->value
-                                                                        : 0.0;
-    if (f->model != nullptr && f->model->gpu) fv.rdf = f->model->gpu->rdf;
-    fv.layers = f->layers;
-    for (const InstanceId id : f->instances) {
-      switch (in.instances.at(id)->life.state()) {
-        case InstanceState::kColdStarting:
-          ++fv.cold_starting;
-          break;
-        case InstanceState::kIdle:
-          ++fv.idle;
-          break;
-        default:
-          ++fv.busy;
-          break;
-      }
-    }
-    v.functions.push_back(std::move(fv));
-  }
+  v.functions.reserve(in.functions.size());
+  for (const auto& f : in.functions)
+    v.functions.push_back(function_view(*f, now, in.rate_windows));
   for (const auto& [id, inst] : in.instances) {
     v.instances.push_back(instance_view(*inst));
     if (inst->life.state() == InstanceState::kColdStarting) {

@@ -23,9 +23,13 @@ struct ViewInputs {
 };
 
 [[nodiscard]] policy::InstanceView instance_view(const Inst& inst);
-/// The function's static fields and counters (no queue ages, rates or instance counts: those
-/// build_view adds).
-[[nodiscard]] policy::FunctionView function_view(const Fn& fn);
+/// Every field of the function's view at `now`: what build_view shows of it, and what the
+/// keep-alive gets when an instance becomes idle. Cost per call: a binary search of the recent
+/// arrivals per rate window, the first queued request of the function in each of its queues
+/// (only when it has queued requests), the instance counts Lifecycle keeps (no pass over the
+/// instances), and copies of its names, configuration and profile data.
+[[nodiscard]] policy::FunctionView function_view(const Fn& fn, Time now,
+                                                 const std::vector<Time>& rate_windows);
 [[nodiscard]] std::vector<policy::HostView> hosts_view(const Hosts& hosts);
 /// Makes `views` equal to hosts_view(hosts) in place, reusing its storage: the platform
 /// refreshes its placement view after every start, which rebuilt from scratch was a large
