@@ -179,6 +179,22 @@ TEST(ServerlessConfigDefaults, EveryInstanceConfigFieldIsReadFromTheSchema) {
   EXPECT_DOUBLE_EQ(c.functions[1].config.cpu_cores, 2.5);
 }
 
+TEST(ServerlessConfigRateWindows, AnEmptyListIsRejectedAtItsPath) {
+  // No hidden window: `[]` is an error at /platform/rate_windows, not a silent 10 s.
+  config::Diagnostics diag;
+  (void)resolve(json{{"functions", json::array({json{{"name", "f"}, {"model", "m"}}})},
+                     {"rate_windows", json::array()}},
+                diag);
+  ASSERT_EQ(diag.problems().size(), 1U);
+  EXPECT_EQ(diag.problems()[0].location, "/platform/rate_windows");
+  EXPECT_EQ(diag.problems()[0].message, "expected at least 1 entries, found 0");
+  // One window is enough.
+  const ServerlessConfig one = read_serverless_config(
+      resolved(json{{"functions", json::array({json{{"name", "f"}, {"model", "m"}}})},
+                    {"rate_windows", json::array({"5s"})}}));
+  EXPECT_EQ(one.rate_windows, std::vector<Time>{seconds(5)});
+}
+
 TEST(ServerlessConfigDefaults, TheScanFindsADefault) {
   // The check above can fail: a default by `=` or by a non-empty brace is found, `{}` is not.
   const std::string header =

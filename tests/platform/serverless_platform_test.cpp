@@ -296,6 +296,20 @@ TEST(ServerlessPlatform, KeepAliveSeesInstanceCountsAndRates) {
   EXPECT_EQ(mismatches, 0);
 }
 
+/// A hand-built configuration without rate windows is rejected (no hidden 10 s window), with
+/// the JSON path a scenario would set.
+TEST(ServerlessPlatform, RejectsAConfigWithoutRateWindows) {
+  ServerlessConfig c = testing::config(testing::host(1));
+  c.functions.push_back(testing::function("f", "test/fig42", 1));
+  c.rate_windows.clear();
+  try {
+    Harness h(std::move(c), testing::reference_policies());
+    ADD_FAILURE() << "no error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("/platform/rate_windows"), std::string::npos) << e.what();
+  }
+}
+
 /// Pre-warming: min_warm 1 starts an instance at the first tick (time 0) with no request; it
 /// is ready at 24 s, so a request at 60 s runs at once, with no cold-start wait.
 TEST(ServerlessPlatform, PrewarmedInstanceServesWithoutColdStart) {

@@ -38,7 +38,13 @@ ControlPlane::ControlPlane(ServerlessConfig config, const gpu::ModelCatalog& cat
   if (config_.control_interval <= Time::zero()) {
     throw std::invalid_argument("serverless platform: control_interval must be > 0");
   }
-  if (config_.rate_windows.empty()) config_.rate_windows.push_back(seconds(10));
+  if (config_.rate_windows.empty()) {
+    // The schema rejects an empty list (/platform/rate_windows); a hand-built config must not
+    // run on a window nobody chose.
+    throw std::invalid_argument(
+        "serverless platform: rate_windows (/platform/rate_windows) must list at least one "
+        "window");
+  }
   if (config_.container_memory == ContainerMemory::kWeightsResident) {
     accounting_.report_activations();
   }
