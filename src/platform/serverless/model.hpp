@@ -123,7 +123,7 @@ struct PartSetup {
   int parts = 1;
 };
 
-/// What happens to an instance (docs/policy-authors.md "Instance states").
+/// What happens to an instance (its states: docs/policy-authors.md "Instance kinds").
 enum class InstanceEvent : std::uint8_t {
   kReady,       ///< its model is on the device (again, for a whole partitioned replica)
   kDispatched,  ///< it took a batch
@@ -176,8 +176,9 @@ struct Boot {
   double load_s = -1.0;    ///< a part's load stage; < 0: the model's
 };
 
-/// A part of a partitioned replica (Flashpoint §4.2): every part is an instance on its own GPU;
-/// the head (part 0) takes the requests and runs them through the pipeline.
+/// A part of a partitioned replica (replicas.cpp has the mechanism and its source): every part
+/// is an instance on its own GPU; the head (part 0) takes the requests and runs them through
+/// the pipeline.
 struct Replica {
   InstanceId head = 0;  ///< parts 1..p-1: the head's id
   int part = 0;
