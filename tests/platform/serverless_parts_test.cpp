@@ -156,6 +156,36 @@ TEST(ServerlessViews, FunctionViewCountsAndRates) {
   EXPECT_DOUBLE_EQ(fv.arrival_rate[2], 0.4);
   EXPECT_EQ(fv.arrivals, 4U);
   EXPECT_EQ(fv.oldest_wait, Time::zero());  // nothing queued
+
+  // Later: two more arrivals, the tick has dropped the one at 1 s, instance 1 is ready.
+  // Viewed at 14 s: w = 10 s: (4, 14] holds 5, 8, 9.5, 12, 13.5: 0.5/s; w = 2 s: (12, 14]
+  // holds 13.5: 0.5/s; w = 5 s: (9, 14] holds 9.5, 12, 13.5: 0.6/s. The refreshed view (the
+  // keep-alive's) equals a fresh one.
+  fn.recent.pop_front();
+  ++fn.recent_dropped;
+  fn.recent.push_back(seconds(12));
+  fn.recent.push_back(seconds(13.5));
+  fn.arrivals = 6;
+  instances.at(1)->life.transition(InstanceEvent::kReady, seconds(13));
+  policy::FunctionView refreshed = fv;
+  refresh_function_view(refreshed, fn, seconds(14), windows);
+  const policy::FunctionView fresh = function_view(fn, seconds(14), windows);
+  for (const policy::FunctionView* v :
+       {static_cast<const policy::FunctionView*>(&refreshed), &fresh}) {
+    EXPECT_EQ(v->name, "f");
+    EXPECT_EQ(v->cold_starting, 0);
+    EXPECT_EQ(v->idle, 2);
+    EXPECT_EQ(v->busy, 2);
+    EXPECT_EQ(v->arrivals, 6U);
+    ASSERT_EQ(v->arrival_rate.size(), 3U);
+    EXPECT_DOUBLE_EQ(v->arrival_rate[0], 0.5);
+    EXPECT_DOUBLE_EQ(v->arrival_rate[1], 0.5);
+    EXPECT_DOUBLE_EQ(v->arrival_rate[2], 0.6);
+  }
+  // An earlier time (only tests go back) searches again from the front: at 10 s, w = 5 s
+  // starts at 8 s again and counts up to the newest arrival, as a binary search would: 8, 9.5,
+  // 12, 13.5, 0.8/s (kept where the 14 s view left it, it would start at 9.5 s: 0.6/s).
+  EXPECT_DOUBLE_EQ(function_view(fn, seconds(10), windows).arrival_rate[2], 0.8);
 }
 
 TEST(ServerlessRecords, ServedRecordDecomposesTheLatency) {

@@ -76,6 +76,8 @@ ControlPlane::ControlPlane(ServerlessConfig config, const gpu::ModelCatalog& cat
     fn->activation_gb = charge.activation_gb;
   }
   queues_ = std::move(table.queues);
+  for (const auto& fn : fns_)
+    keep_alive_views_.push_back(function_view(*fn, sim_.now(), config_.rate_windows));
   fleet_->build();
   // Idle sets (idle_sets.cpp) where dispatchability has few causes: an instance in one queue,
   // no activation memory. The dispatcher offers them for all queues or for none.
@@ -190,8 +192,10 @@ void ControlPlane::tick() {
   const Time now = sim_.now();
   const Time longest = *std::max_element(config_.rate_windows.begin(), config_.rate_windows.end());
   for (auto& f : fns_)
-    while (!f->recent.empty() && f->recent.front() <= now - longest)
+    while (!f->recent.empty() && f->recent.front() <= now - longest) {
       f->recent.pop_front();
+      ++f->recent_dropped;
+    }
 
   if (!planned_) {
     // The offline plan, once, before the first tick's policies (applied like an

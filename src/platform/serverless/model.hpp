@@ -101,8 +101,15 @@ struct Fn {
   double activation_gb = 0.0;
   double batch_latency_s = 0.0;
   Queue* queue = nullptr;
-  std::size_t queued = 0;   ///< requests of this function in its queue
-  std::deque<Time> recent;  ///< arrival times within the longest rate window
+  std::size_t queued = 0;            ///< requests of this function in its queue
+  std::deque<Time> recent;           ///< arrival times within the longest rate window
+  std::uint64_t recent_dropped = 0;  ///< arrivals dropped from the front of `recent`
+  /// Where each rate window starts, as an index into every arrival ever kept (recent_dropped +
+  /// position in `recent`), as of `window_start_at`: the views move it forward instead of
+  /// searching `recent` per call (the keep-alive's view is built per finished batch), since
+  /// views are built at non-decreasing times. A cache of what a binary search would find.
+  mutable std::vector<std::uint64_t> window_start;
+  mutable Time window_start_at;
   std::uint64_t arrivals = 0;
   std::uint64_t strict_arrivals = 0;
   std::uint64_t dequeued = 0;      ///< requests taken into batches

@@ -83,6 +83,34 @@ void refresh_hosts_view(std::vector<policy::HostView>& views, const Hosts& hosts
     fill_host_view(views[k], *hosts[k]);
 }
 
+namespace {
+
+// Arrivals in (now - w, now], per second of each window w. Each window's first arrival in that
+// range is where the last call found it, moved forward past the arrivals that have left the
+// window since (recent is in arrival order; views come at non-decreasing times): amortised
+// O(1) per window, where a binary search of `recent` per call was a twentieth of a run's time
+// once the keep-alive's view got rates. An earlier `now` (only a test builds one) or a new set
+// of windows starts again from the front.
+void arrival_rates(const Fn& f, Time now, const std::vector<Time>& windows,
+                   std::vector<double>& out) {
+  const std::uint64_t first = f.recent_dropped;
+  const std::uint64_t end = first + f.recent.size();
+  if (f.window_start.size() != windows.size() || now < f.window_start_at)
+    f.window_start.assign(windows.size(), first);
+  f.window_start_at = now;
+  out.clear();
+  for (std::size_t k = 0; k < windows.size(); ++k) {
+    std::uint64_t& s = f.window_start[k];
+    s = std::max(s, first);
+    const Time open_end = now - windows[k];
+    while (s < end && f.recent[static_cast<std::size_t>(s - first)] <= open_end)
+      ++s;
+    out.push_back(static_cast<double>(end - s) / windows[k].to_seconds());
+  }
+}
+
+}  // namespace
+
 policy::FunctionView function_view(const Fn& f, Time now, const std::vector<Time>& rate_windows) {
   policy::FunctionView fv;
   fv.id = f.id;
@@ -96,6 +124,15 @@ policy::FunctionView function_view(const Fn& f, Time now, const std::vector<Time
   fv.resident_gb = f.resident_gb;
   fv.activation_gb = f.activation_gb;
   fv.batch_latency_s = f.batch_latency_s;
+  fv.fbr = f.model != nullptr && f.model->gpu && f.model->gpu->fbr ? f.model->gpu->fbr->value : 0.0;
+  if (f.model != nullptr && f.model->gpu) fv.rdf = f.model->gpu->rdf;
+  fv.layers = f.layers;
+  refresh_function_view(fv, f, now, rate_windows);
+  return fv;
+}
+
+void refresh_function_view(policy::FunctionView& fv, const Fn& f, Time now,
+                           const std::vector<Time>& rate_windows) {
   fv.queue_length = f.queued;
   fv.arrivals = f.arrivals;
   fv.oldest_wait = Time::zero();
@@ -116,24 +153,14 @@ policy::FunctionView function_view(const Fn& f, Time now, const std::vector<Time
     for (const auto& [id, iq] : f.queue->replicas)
       oldest_in(*iq);
   }
-  // Arrivals in (now - w, now], per second of the window: a binary search of the recent
-  // arrivals per window (the tick drops those older than the longest window).
-  fv.arrival_rate.reserve(rate_windows.size());
-  for (const Time w : rate_windows) {
-    const auto first = std::upper_bound(f.recent.begin(), f.recent.end(), now - w);
-    fv.arrival_rate.push_back(static_cast<double>(f.recent.end() - first) / w.to_seconds());
-  }
+  arrival_rates(f, now, rate_windows, fv.arrival_rate);
   fv.strict_arrivals = f.strict_arrivals;
   fv.dequeued = f.dequeued;
   fv.dequeued_wait_s = f.dequeued_wait_s;
-  fv.fbr = f.model != nullptr && f.model->gpu && f.model->gpu->fbr ? f.model->gpu->fbr->value : 0.0;
-  if (f.model != nullptr && f.model->gpu) fv.rdf = f.model->gpu->rdf;
-  fv.layers = f.layers;
   // Lifecycle keeps the counts; no pass over the instances.
   fv.cold_starting = f.states[InstanceState::kColdStarting];
   fv.idle = f.states[InstanceState::kIdle];
   fv.busy = f.states[InstanceState::kBusy] + f.states[InstanceState::kDraining];
-  return fv;
 }
 
 policy::PlatformView build_view(const ViewInputs& in) {
