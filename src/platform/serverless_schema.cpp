@@ -270,7 +270,10 @@ std::shared_ptr<const config::Schema> serverless_schema() {
       .doc("period of the control loop (first tick at time zero)");
   schema->list_of("rate_windows", ParamType::kDuration)
       .def(json::array({"10s", "60s"}))
-      .doc("windows over which arrival rates are given to policies");
+      .at_least(1)
+      .doc(
+          "windows over which arrival rates are given to policies (at least one: the longest "
+          "bounds the arrivals the platform keeps)");
   schema->add("charge_decision_time", ParamType::kBool)
       .def(false)
       .doc("apply an autoscaler's decisions after the compute time it reports");

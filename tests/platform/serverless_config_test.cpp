@@ -12,10 +12,41 @@
 #include <string>
 #include <vector>
 
+#include "../serverless_schema.hpp"
+#include "sim/config/diagnostics.hpp"
 #include "sim/platform/serverless_config.hpp"
 
 namespace sim::platform {
 namespace {
+
+using nlohmann::json;
+
+/// Policies are no part of the platform section's reading: any component resolves as empty.
+class AnyComponent final : public config::ComponentLookup {
+ public:
+  [[nodiscard]] const config::Schema* find(const std::string& /*category*/,
+                                           const std::string& /*type*/) const override {
+    return &empty_;
+  }
+  [[nodiscard]] std::vector<std::string> types(const std::string& /*category*/) const override {
+    return {};
+  }
+
+ private:
+  config::Schema empty_{"any"};
+};
+
+json resolve(const json& section, config::Diagnostics& diag) {
+  const AnyComponent any;
+  return serverless_schema()->resolve(section, "/platform", diag, &any);
+}
+
+json resolved(const json& section) {
+  config::Diagnostics diag;
+  json out = resolve(section, diag);
+  diag.throw_if_errors();
+  return out;
+}
 
 TEST(ServerlessConfigDefaults, AreTheSchemas) {
   const ServerlessConfig c = default_serverless_config();
@@ -109,6 +140,59 @@ TEST(ServerlessConfigDefaults, TheHeaderDeclaresNone) {
        {"FunctionSpec", "FunctionBilling", "HostTemplate", "SpotSettings", "ServerlessConfig"}) {
     EXPECT_EQ(defaulted_members(text.str(), s), std::vector<std::string>{}) << s;
   }
+}
+
+TEST(ServerlessConfigDefaults, HostAndGpuSpecsDeclareNone) {
+  // The cluster's host and GPU specs take their scenario defaults from the same schema
+  // (default_host_template()); their header declares none either.
+  std::ifstream in(SIM_SOURCE_DIR "/include/sim/cluster/host.hpp");
+  ASSERT_TRUE(in.good());
+  std::stringstream text;
+  text << in.rdbuf();
+  for (const char* s : {"GpuSpec", "HostSpec"})
+    EXPECT_EQ(defaulted_members(text.str(), s), std::vector<std::string>{}) << s;
+  const cluster::HostSpec spec{};
+  EXPECT_DOUBLE_EQ(spec.cores, 0.0);
+  EXPECT_DOUBLE_EQ(spec.memory_bytes, 0.0);
+}
+
+TEST(ServerlessConfigDefaults, EveryInstanceConfigFieldIsReadFromTheSchema) {
+  // InstanceConfig's initialisers are the policy API's plain instance (platform_view.hpp);
+  // a function's configuration must not fall back on them. Values unlike those initialisers
+  // (1, 0, 1.0, 0, 0) in every field: each must arrive.
+  json section{
+      {"functions",
+       json::array({json{{"name", "g"},
+                         {"model", "m"},
+                         {"max_batch", 3},
+                         {"gpu_share", 0.5},
+                         {"time_slice_memory", "6GB"},
+                         {"cpu_threads", 2}},
+                    json{{"name", "c"}, {"model", "m"}, {"resource", "cpu"}, {"cores", 2.5}}})}};
+  const ServerlessConfig c = read_serverless_config(resolved(section));
+  ASSERT_EQ(c.functions.size(), 2U);
+  const policy::InstanceConfig& g = c.functions[0].config;
+  EXPECT_EQ(g.max_batch, 3);
+  EXPECT_DOUBLE_EQ(g.gpu_share, 0.5);
+  EXPECT_DOUBLE_EQ(g.time_slice_gb, 6.0);
+  EXPECT_EQ(g.cpu_threads, 2);
+  EXPECT_DOUBLE_EQ(c.functions[1].config.cpu_cores, 2.5);
+}
+
+TEST(ServerlessConfigRateWindows, AnEmptyListIsRejectedAtItsPath) {
+  // No hidden window: `[]` is an error at /platform/rate_windows, not a silent 10 s.
+  config::Diagnostics diag;
+  (void)resolve(json{{"functions", json::array({json{{"name", "f"}, {"model", "m"}}})},
+                     {"rate_windows", json::array()}},
+                diag);
+  ASSERT_EQ(diag.problems().size(), 1U);
+  EXPECT_EQ(diag.problems()[0].location, "/platform/rate_windows");
+  EXPECT_EQ(diag.problems()[0].message, "expected at least 1 entries, found 0");
+  // One window is enough.
+  const ServerlessConfig one = read_serverless_config(
+      resolved(json{{"functions", json::array({json{{"name", "f"}, {"model", "m"}}})},
+                    {"rate_windows", json::array({"5s"})}}));
+  EXPECT_EQ(one.rate_windows, std::vector<Time>{seconds(5)});
 }
 
 TEST(ServerlessConfigDefaults, TheScanFindsADefault) {

@@ -12,12 +12,14 @@
 #include "records.hpp"
 #include "replica_stats.hpp"
 #include "statistics.hpp"
+#include "view_builder.hpp"
 
 namespace sim::platform::serverless {
 namespace {
 
 TEST(ServerlessLifecycle, TransitionsWriteStateAndTimestamps) {
-  Lifecycle life(seconds(2));
+  StateCounts counts;
+  Lifecycle life(seconds(2), counts);
   EXPECT_EQ(life.state(), InstanceState::kColdStarting);
   EXPECT_EQ(life.created(), seconds(2));
   EXPECT_EQ(life.state_since(), seconds(2));
@@ -51,16 +53,139 @@ TEST(ServerlessLifecycle, TransitionsWriteStateAndTimestamps) {
 }
 
 TEST(ServerlessLifecycle, RejectsEventsTheStateDoesNotAllow) {
-  Lifecycle cold(Time::zero());
+  StateCounts counts;
+  Lifecycle cold(Time::zero(), counts);
   EXPECT_THROW(cold.transition(InstanceEvent::kDispatched, seconds(1)), std::logic_error);
   EXPECT_THROW(cold.transition(InstanceEvent::kBatchDone, seconds(1)), std::logic_error);
   EXPECT_THROW(cold.transition(InstanceEvent::kDrain, seconds(1)), std::logic_error);
-  Lifecycle idle(Time::zero());
+  Lifecycle idle(Time::zero(), counts);
   idle.transition(InstanceEvent::kReady, seconds(1));
   EXPECT_THROW(idle.transition(InstanceEvent::kBatchDone, seconds(2)), std::logic_error);
   idle.transition(InstanceEvent::kDispatched, seconds(2));
   EXPECT_THROW(idle.transition(InstanceEvent::kReady, seconds(3)), std::logic_error);
   EXPECT_THROW(idle.transition(InstanceEvent::kDispatched, seconds(3)), std::logic_error);
+}
+
+/// The counts by state Lifecycle keeps for a function, step by step, and the scan that checks
+/// them (check_state_counts), which must catch an instance counted under another function.
+TEST(ServerlessLifecycle, CountsFollowEveryTransition) {
+  Fn fn;
+  fn.spec.name = "f";
+  Instances instances;
+  const auto add = [&](InstanceId id, StateCounts& counts) -> Inst& {
+    auto inst = std::make_unique<Inst>(Time::zero(), counts);
+    inst->id = id;
+    inst->fn = &fn;
+    fn.instances.insert(id);
+    Inst& ref = *inst;
+    instances.emplace(id, std::move(inst));
+    return ref;
+  };
+  const auto expect_counts = [&](int cold, int idle, int busy, int draining, int terminated) {
+    EXPECT_EQ(fn.states[InstanceState::kColdStarting], cold);
+    EXPECT_EQ(fn.states[InstanceState::kIdle], idle);
+    EXPECT_EQ(fn.states[InstanceState::kBusy], busy);
+    EXPECT_EQ(fn.states[InstanceState::kDraining], draining);
+    EXPECT_EQ(fn.states[InstanceState::kTerminated], terminated);
+  };
+  Inst& a = add(1, fn.states);
+  Inst& b = add(2, fn.states);
+  Inst& c = add(3, fn.states);
+  expect_counts(3, 0, 0, 0, 0);
+  a.life.transition(InstanceEvent::kReady, seconds(1));
+  b.life.transition(InstanceEvent::kReady, seconds(1));
+  expect_counts(1, 2, 0, 0, 0);
+  b.life.transition(InstanceEvent::kDispatched, seconds(2));
+  expect_counts(1, 1, 1, 0, 0);
+  b.life.transition(InstanceEvent::kDrain, seconds(3));
+  expect_counts(1, 1, 0, 1, 0);
+  b.life.transition(InstanceEvent::kDrain, seconds(3));  // draining again: no move
+  expect_counts(1, 1, 0, 1, 0);
+  EXPECT_NO_THROW(check_state_counts(fn, instances));
+  // A rejected event changes neither the state nor the counts.
+  EXPECT_THROW(c.life.transition(InstanceEvent::kDispatched, seconds(4)), std::logic_error);
+  expect_counts(1, 1, 0, 1, 0);
+  b.life.transition(InstanceEvent::kBatchDone, seconds(5));
+  expect_counts(1, 2, 0, 0, 0);
+  c.life.transition(InstanceEvent::kTerminate, seconds(6));
+  fn.instances.erase(3);
+  expect_counts(0, 2, 0, 0, 1);
+  EXPECT_NO_THROW(check_state_counts(fn, instances));
+
+  // An instance of fn whose lifecycle counts elsewhere: the scan finds one more idle.
+  StateCounts elsewhere;
+  add(4, elsewhere).life.transition(InstanceEvent::kReady, seconds(7));
+  EXPECT_EQ(elsewhere[InstanceState::kIdle], 1);
+  expect_counts(0, 2, 0, 0, 1);
+  EXPECT_THROW(check_state_counts(fn, instances), std::logic_error);
+}
+
+/// function_view reads the counts Lifecycle keeps and the rates over the windows: arrivals at
+/// 1, 5, 8 and 9.5 s, viewed at 10 s, count in (10 s - w, 10 s]: w = 10 s: all 4, 0.4/s;
+/// w = 2 s: 9.5 s only (8 s is the window's open end), 0.5/s; w = 5 s: 8 and 9.5 s, 0.4/s.
+TEST(ServerlessViews, FunctionViewCountsAndRates) {
+  Fn fn;
+  fn.id = 3;
+  fn.spec.name = "f";
+  fn.recent = {seconds(1), seconds(5), seconds(8), seconds(9.5)};
+  fn.arrivals = 4;
+  Instances instances;
+  for (InstanceId id = 1; id <= 4; ++id) {
+    auto inst = std::make_unique<Inst>(Time::zero(), fn.states);
+    inst->id = id;
+    inst->fn = &fn;
+    fn.instances.insert(id);
+    instances.emplace(id, std::move(inst));
+  }
+  instances.at(2)->life.transition(InstanceEvent::kReady, seconds(1));
+  instances.at(3)->life.transition(InstanceEvent::kReady, seconds(1));
+  instances.at(3)->life.transition(InstanceEvent::kDispatched, seconds(2));
+  instances.at(4)->life.transition(InstanceEvent::kReady, seconds(1));
+  instances.at(4)->life.transition(InstanceEvent::kDispatched, seconds(2));
+  instances.at(4)->life.transition(InstanceEvent::kDrain, seconds(3));
+  const std::vector<Time> windows{seconds(10), seconds(2), seconds(5)};
+  const policy::FunctionView fv = function_view(fn, seconds(10), windows);
+  EXPECT_EQ(fv.id, 3U);
+  EXPECT_EQ(fv.cold_starting, 1);
+  EXPECT_EQ(fv.idle, 1);
+  EXPECT_EQ(fv.busy, 2);  // busy and draining
+  EXPECT_EQ(fv.live(), 4);
+  ASSERT_EQ(fv.arrival_rate.size(), 3U);
+  EXPECT_DOUBLE_EQ(fv.arrival_rate[0], 0.4);
+  EXPECT_DOUBLE_EQ(fv.arrival_rate[1], 0.5);
+  EXPECT_DOUBLE_EQ(fv.arrival_rate[2], 0.4);
+  EXPECT_EQ(fv.arrivals, 4U);
+  EXPECT_EQ(fv.oldest_wait, Time::zero());  // nothing queued
+
+  // Later: two more arrivals, the tick has dropped the one at 1 s, instance 1 is ready.
+  // Viewed at 14 s: w = 10 s: (4, 14] holds 5, 8, 9.5, 12, 13.5: 0.5/s; w = 2 s: (12, 14]
+  // holds 13.5: 0.5/s; w = 5 s: (9, 14] holds 9.5, 12, 13.5: 0.6/s. The refreshed view (the
+  // keep-alive's) equals a fresh one.
+  fn.recent.pop_front();
+  ++fn.recent_dropped;
+  fn.recent.push_back(seconds(12));
+  fn.recent.push_back(seconds(13.5));
+  fn.arrivals = 6;
+  instances.at(1)->life.transition(InstanceEvent::kReady, seconds(13));
+  policy::FunctionView refreshed = fv;
+  refresh_function_view(refreshed, fn, seconds(14), windows);
+  const policy::FunctionView fresh = function_view(fn, seconds(14), windows);
+  for (const policy::FunctionView* v :
+       {static_cast<const policy::FunctionView*>(&refreshed), &fresh}) {
+    EXPECT_EQ(v->name, "f");
+    EXPECT_EQ(v->cold_starting, 0);
+    EXPECT_EQ(v->idle, 2);
+    EXPECT_EQ(v->busy, 2);
+    EXPECT_EQ(v->arrivals, 6U);
+    ASSERT_EQ(v->arrival_rate.size(), 3U);
+    EXPECT_DOUBLE_EQ(v->arrival_rate[0], 0.5);
+    EXPECT_DOUBLE_EQ(v->arrival_rate[1], 0.5);
+    EXPECT_DOUBLE_EQ(v->arrival_rate[2], 0.6);
+  }
+  // An earlier time (only tests go back) searches again from the front: at 10 s, w = 5 s
+  // starts at 8 s again and counts up to the newest arrival, as a binary search would: 8, 9.5,
+  // 12, 13.5, 0.8/s (kept where the 14 s view left it, it would start at 9.5 s: 0.6/s).
+  EXPECT_DOUBLE_EQ(function_view(fn, seconds(10), windows).arrival_rate[2], 0.8);
 }
 
 TEST(ServerlessRecords, ServedRecordDecomposesTheLatency) {

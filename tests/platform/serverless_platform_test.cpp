@@ -213,6 +213,103 @@ TEST(ServerlessPlatform, KeepAliveExpiryThenColdStartFromHostMemory) {
   EXPECT_EQ(second.load, seconds(12));
 }
 
+/// What a keep-alive policy sees of the function each time one of its instances becomes idle.
+struct IdleSeen {
+  Time at;
+  int cold_starting, idle, busy;
+  std::vector<double> rate;
+  std::size_t queue_length;
+};
+
+/// Keeps every instance and records the function view of each idle_timeout call; at every
+/// tick, counts the ticks whose function counts differ from a scan of the view's instances.
+class RecordingKeepAlive final : public policy::KeepAlive {
+ public:
+  RecordingKeepAlive(std::vector<IdleSeen>& seen, int& ticks, int& mismatches)
+      : seen_(seen), ticks_(ticks), mismatches_(mismatches) {}
+  Time idle_timeout(const policy::InstanceView& i, const policy::FunctionView& f) override {
+    seen_.push_back(
+        {i.state_since, f.cold_starting, f.idle, f.busy, f.arrival_rate, f.queue_length});
+    return Time::max();
+  }
+  policy::Decisions prewarm(const policy::PlatformView& view) override {
+    ++ticks_;
+    for (const auto& f : view.functions) {
+      int cold = 0, idle = 0, busy = 0;
+      for (const auto& i : view.instances) {
+        if (i.function != f.id) continue;
+        if (i.state == policy::InstanceState::kColdStarting) ++cold;
+        if (i.state == policy::InstanceState::kIdle) ++idle;
+        if (i.state == policy::InstanceState::kBusy || i.state == policy::InstanceState::kDraining)
+          ++busy;
+      }
+      if (cold != f.cold_starting || idle != f.idle || busy != f.busy) ++mismatches_;
+    }
+    return {};
+  }
+
+ private:
+  std::vector<IdleSeen>& seen_;
+  int& ticks_;
+  int& mismatches_;
+};
+
+/// The keep-alive gets the whole function view, counts and rates as of the moment. Two
+/// instances (one per GPU) cold-start 24 s each from time 0; requests at 30, 31 and 32 s run
+/// 4 s each (batch 1). Calls: 24 s, the first ready (1 cold-starting, 1 idle), then the second
+/// (2 idle); 34 s: the first instance takes the queued 32 s request at once, so no call; 35 s:
+/// the second finishes (1 idle, 1 busy), 3 arrivals in (25, 35]: 0.3/s over 10 s, 0.05/s
+/// over 60 s; 38 s: the first finishes (2 idle), 3 arrivals in (28, 38].
+TEST(ServerlessPlatform, KeepAliveSeesInstanceCountsAndRates) {
+  ServerlessConfig c = testing::config(testing::host(2));
+  c.functions.push_back(testing::function("f", "test/fig42", 1));
+  c.rate_windows = {seconds(10), seconds(60)};
+  auto p = testing::reference_policies();
+  p.autoscaler = std::make_unique<ref::FixedPoolAutoscaler>(2);
+  std::vector<IdleSeen> seen;
+  int ticks = 0, mismatches = 0;
+  p.keep_alive = std::make_unique<RecordingKeepAlive>(seen, ticks, mismatches);
+  Harness h(std::move(c), std::move(p));
+  h.arrive(seconds(30), 0);
+  h.arrive(seconds(31), 0);
+  h.arrive(seconds(32), 0);
+  h.sim.run_until(seconds(60));
+  ASSERT_EQ(h.records.size(), 3u);
+  ASSERT_EQ(seen.size(), 4u);
+  const auto expect = [&](std::size_t k, Time at, int cold, int idle, int busy, double r10,
+                          double r60) {
+    SCOPED_TRACE(k);
+    EXPECT_EQ(seen[k].at, at);
+    EXPECT_EQ(seen[k].cold_starting, cold);
+    EXPECT_EQ(seen[k].idle, idle);
+    EXPECT_EQ(seen[k].busy, busy);
+    ASSERT_EQ(seen[k].rate.size(), 2u);
+    EXPECT_DOUBLE_EQ(seen[k].rate[0], r10);
+    EXPECT_DOUBLE_EQ(seen[k].rate[1], r60);
+    EXPECT_EQ(seen[k].queue_length, 0u);
+  };
+  expect(0, seconds(24), 1, 1, 0, 0.0, 0.0);
+  expect(1, seconds(24), 0, 2, 0, 0.0, 0.0);
+  expect(2, seconds(35), 0, 1, 1, 0.3, 0.05);
+  expect(3, seconds(38), 0, 2, 0, 0.3, 0.05);
+  EXPECT_EQ(ticks, 61);  // 0, 1, ..., 60 s
+  EXPECT_EQ(mismatches, 0);
+}
+
+/// A hand-built configuration without rate windows is rejected (no hidden 10 s window), with
+/// the JSON path a scenario would set.
+TEST(ServerlessPlatform, RejectsAConfigWithoutRateWindows) {
+  ServerlessConfig c = testing::config(testing::host(1));
+  c.functions.push_back(testing::function("f", "test/fig42", 1));
+  c.rate_windows.clear();
+  try {
+    Harness h(std::move(c), testing::reference_policies());
+    ADD_FAILURE() << "no error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("/platform/rate_windows"), std::string::npos) << e.what();
+  }
+}
+
 /// Pre-warming: min_warm 1 starts an instance at the first tick (time 0) with no request; it
 /// is ready at 24 s, so a request at 60 s runs at once, with no cold-start wait.
 TEST(ServerlessPlatform, PrewarmedInstanceServesWithoutColdStart) {

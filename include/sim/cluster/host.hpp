@@ -25,18 +25,21 @@ using sim::Market;
 using sim::parse_gpu_sharing;
 using sim::parse_market;
 
+// GpuSpec and HostSpec declare no defaults (members are value-initialised): a scenario's come
+// from the serverless schema (src/platform/serverless_schema.cpp, the one place they are
+// declared; default_host_template() resolves them), and a hand-built spec sets what it means.
 struct GpuSpec {
-  std::string type;  ///< a GPU type of the model catalog
-  GpuSharing sharing = GpuSharing::kExclusive;
+  std::string type;              ///< a GPU type of the model catalog
+  GpuSharing sharing{};          ///< (value-initialised: kExclusive)
   std::vector<std::string> mig;  ///< MIG geometry (profile names); empty = no MIG
 };
 
 struct HostSpec {
-  double cores = 32.0;
-  double memory_bytes = 256e9;
+  double cores{};         ///< CPU cores (vCPUs)
+  double memory_bytes{};  ///< host memory
   std::vector<GpuSpec> gpus;
-  Market market = Market::kOwned;
-  double price_per_hour = 0.0;  ///< USD
+  Market market{};          ///< (value-initialised: kOwned)
+  double price_per_hour{};  ///< USD
 };
 
 class GpuDevice {

@@ -45,6 +45,14 @@ const char* to_string(ColdStartStage s);  ///< "none", "download", "runtime", "l
 
 /// What an instance runs with. Instances of one function may differ (INFless non-uniform
 /// scaling): each carries its own batch size and resource share.
+///
+/// Its initialisers are not configuration defaults but the plain instance, every knob at its
+/// neutral value (batch 1, uncapped SMs, no cores, no time slice, no operator profile): the
+/// value a policy builds a configuration of its own from (INFless's operator schedule,
+/// HarmonyBatch's deploy plan, Python's InstanceConfig()), in the policy API, which cannot see
+/// the platform's schema. A scenario's function configuration never relies on them: the
+/// schema's function keys (src/platform/serverless_schema.cpp) set every field
+/// (tests/platform/serverless_config_test.cpp checks each is read).
 struct InstanceConfig {
   int max_batch = 1;       ///< largest batch the instance takes from the queue
   double cpu_cores = 0.0;  ///< CPU function instances: vCPUs (HarmonyBatch eq. 1)

@@ -4,7 +4,7 @@
 /// FinishedBatch to BatchEvents::batch_finished, the single completion path, which writes the
 /// requests' records with one latency decomposition (records.hpp). Two runners: UnitRunner
 /// (the instance's execution unit: a GPU, MIG slice, time-slice window, operator unit or CPU
-/// cores) and Pipelines (a Flashpoint partitioned replica's pipeline, pipeline.hpp).
+/// cores) and Pipelines (a partitioned replica's pipeline, pipeline.hpp).
 
 #include <cstdint>
 #include <optional>

@@ -38,7 +38,13 @@ ControlPlane::ControlPlane(ServerlessConfig config, const gpu::ModelCatalog& cat
   if (config_.control_interval <= Time::zero()) {
     throw std::invalid_argument("serverless platform: control_interval must be > 0");
   }
-  if (config_.rate_windows.empty()) config_.rate_windows.push_back(seconds(10));
+  if (config_.rate_windows.empty()) {
+    // The schema rejects an empty list (/platform/rate_windows); a hand-built config must not
+    // run on a window nobody chose.
+    throw std::invalid_argument(
+        "serverless platform: rate_windows (/platform/rate_windows) must list at least one "
+        "window");
+  }
   if (config_.container_memory == ContainerMemory::kWeightsResident) {
     accounting_.report_activations();
   }
@@ -70,6 +76,8 @@ ControlPlane::ControlPlane(ServerlessConfig config, const gpu::ModelCatalog& cat
     fn->activation_gb = charge.activation_gb;
   }
   queues_ = std::move(table.queues);
+  for (const auto& fn : fns_)
+    keep_alive_views_.push_back(function_view(*fn, sim_.now(), config_.rate_windows));
   fleet_->build();
   // Idle sets (idle_sets.cpp) where dispatchability has few causes: an instance in one queue,
   // no activation memory. The dispatcher offers them for all queues or for none.
@@ -118,6 +126,10 @@ void ControlPlane::host_added(int /*host*/) {
 // Control loop
 
 policy::PlatformView ControlPlane::view() const {
+#ifndef NDEBUG
+  for (const auto& f : fns_)
+    check_state_counts(*f, instances_);
+#endif
   return build_view({sim_.now(), config_.control_interval, config_.rate_windows,
                      fleet_->pending_vms(), fns_, instances_, fleet_->hosts()});
 }
@@ -180,8 +192,10 @@ void ControlPlane::tick() {
   const Time now = sim_.now();
   const Time longest = *std::max_element(config_.rate_windows.begin(), config_.rate_windows.end());
   for (auto& f : fns_)
-    while (!f->recent.empty() && f->recent.front() <= now - longest)
+    while (!f->recent.empty() && f->recent.front() <= now - longest) {
       f->recent.pop_front();
+      ++f->recent_dropped;
+    }
 
   if (!planned_) {
     // The offline plan, once, before the first tick's policies (applied like an
@@ -235,8 +249,8 @@ void ControlPlane::add_timeseries_columns(metrics::TimeSeriesRecorder& recorder)
   recorder.add_column("queue_length", [this] { return static_cast<double>(queued()); });
   const auto count = [this](InstanceState s) {
     double n = 0;
-    for (const auto& [id, i] : instances_)
-      if (i->life.state() == s) ++n;
+    for (const auto& f : fns_)
+      n += f->states[s];
     return n;
   };
   recorder.add_column("instances_cold_starting",

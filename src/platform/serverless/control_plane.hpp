@@ -154,7 +154,10 @@ class ControlPlane final : private FleetEvents, private BatchEvents {
   UnitRunner unit_runner_{static_cast<BatchEvents&>(*this)};
   std::unique_ptr<Pipelines> pipelines_;  ///< the runner of pipelined replicas' heads
 
-  std::vector<std::unique_ptr<Fn>> fns_;        ///< by workload function id
+  std::vector<std::unique_ptr<Fn>> fns_;  ///< by workload function id
+  /// Each function's view for KeepAlive::idle_timeout, by function id: built once, refreshed
+  /// per call (refresh_function_view), so the per-batch call copies no names or profile data.
+  std::vector<policy::FunctionView> keep_alive_views_;
   std::vector<std::unique_ptr<Queue>> queues_;  ///< by first member function id
   std::vector<Queue*> node_queues_;     ///< every node (and instance) queue, in creation order
   EventHandle reroute_;                 ///< pending reroute_stranded()

@@ -1,7 +1,7 @@
 // Per-instance dispatch (DispatchScope::kInstance): the gateway sends each arrival to one ready
 // instance of its queue group, and the request waits in that instance's own queue, as
 // OpenFaaS's gateway proxies a request to one replica of the function and the replica serves
-// what it was sent (INFless Table 3: OpenFaaS+ has no batch-aware dispatcher). Requests that
+// what it was sent (a platform without a batch-aware dispatcher). Requests that
 // arrive while no instance is ready wait in the cluster-wide queue (the gateway holds them),
 // which an instance drains first when it becomes idle (became_idle). A request in the queue of
 // an instance that stops is routed again (reroute_stranded).

@@ -53,7 +53,7 @@ bool ControlPlane::start_instance(Fn& fn, const policy::InstanceConfig& config,
     ++counts_.rejected["start_invalid"];
     return false;
   }
-  auto inst = std::make_unique<Inst>(sim_.now());
+  auto inst = std::make_unique<Inst>(sim_.now(), fn.states);
   inst->id = next_instance_++;
   inst->fn = &fn;
   inst->config = config;
@@ -149,7 +149,9 @@ void ControlPlane::became_idle(Inst& inst) {
   }
   Inst* i = find(id);
   if (i == nullptr || i->life.state() != InstanceState::kIdle) return;
-  const Time timeout = policies_.keep_alive->idle_timeout(instance_view(*i), function_view(fn));
+  policy::FunctionView& fv = keep_alive_views_[fn.id];
+  refresh_function_view(fv, fn, sim_.now(), config_.rate_windows);
+  const Time timeout = policies_.keep_alive->idle_timeout(instance_view(*i), fv);
   if (timeout == Time::max()) return;
   i->timer = sim_.schedule_in(std::max(timeout, Time::zero()), [this, id] {
     if (Inst* x = find(id); x != nullptr && x->life.state() == InstanceState::kIdle) {

@@ -1,3 +1,4 @@
+#include <array>
 #include <stdexcept>
 #include <string>
 
@@ -14,7 +15,19 @@ namespace {
 
 }  // namespace
 
+Lifecycle::Lifecycle(Time created, StateCounts& counts)
+    : counts_(&counts), created_(created), state_since_(created) {
+  ++counts_->n_[static_cast<std::size_t>(state_)];
+}
+
 void Lifecycle::transition(InstanceEvent event, Time now) {
+  const InstanceState s = state_;
+  transition_state(event, now);
+  --counts_->n_[static_cast<std::size_t>(s)];
+  ++counts_->n_[static_cast<std::size_t>(state_)];
+}
+
+void Lifecycle::transition_state(InstanceEvent event, Time now) {
   const InstanceState s = state_;
   switch (event) {
     case InstanceEvent::kReady:
@@ -42,6 +55,21 @@ void Lifecycle::transition(InstanceEvent event, Time now) {
     case InstanceEvent::kTerminate:
       state_ = InstanceState::kTerminated;
       return;
+  }
+}
+
+void check_state_counts(const Fn& fn, const Instances& instances) {
+  std::array<int, 5> scan{};
+  for (const InstanceId id : fn.instances)
+    ++scan[static_cast<std::size_t>(instances.at(id)->life.state())];
+  // Terminated instances have left fn.instances; only the live states compare.
+  for (const InstanceState s : {InstanceState::kColdStarting, InstanceState::kIdle,
+                                InstanceState::kBusy, InstanceState::kDraining}) {
+    if (scan[static_cast<std::size_t>(s)] != fn.states[s]) {
+      throw std::logic_error("serverless platform: function " + fn.spec.name + " counts " +
+                             std::to_string(fn.states[s]) + " instances " + policy::to_string(s) +
+                             ", a scan finds " + std::to_string(scan[static_cast<std::size_t>(s)]));
+    }
   }
 }
 

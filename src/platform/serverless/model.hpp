@@ -4,6 +4,7 @@
 /// no behaviour; the part that owns each job changes them (see serverless_platform.hpp).
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -29,6 +30,19 @@ using policy::InstanceId;
 using policy::InstanceState;
 
 struct Fn;
+
+/// A function's instances by state (index: InstanceState), kept by Lifecycle::transition, the
+/// one writer of instance state: the views read a function's counts per finished batch (the
+/// keep-alive's view), where a pass over its instances (hundreds per function in the largest
+/// runs) would cost more than the batch. A terminated instance stays counted under kTerminated.
+class StateCounts {
+ public:
+  [[nodiscard]] int operator[](InstanceState s) const { return n_[static_cast<std::size_t>(s)]; }
+
+ private:
+  friend class Lifecycle;
+  std::array<int, 5> n_{};  ///< kColdStarting .. kTerminated
+};
 
 struct Request {
   traces::Arrival arrival;
@@ -87,13 +101,21 @@ struct Fn {
   double activation_gb = 0.0;
   double batch_latency_s = 0.0;
   Queue* queue = nullptr;
-  std::size_t queued = 0;   ///< requests of this function in its queue
-  std::deque<Time> recent;  ///< arrival times within the longest rate window
+  std::size_t queued = 0;            ///< requests of this function in its queue
+  std::deque<Time> recent;           ///< arrival times within the longest rate window
+  std::uint64_t recent_dropped = 0;  ///< arrivals dropped from the front of `recent`
+  /// Where each rate window starts, as an index into every arrival ever kept (recent_dropped +
+  /// position in `recent`), as of `window_start_at`: the views move it forward instead of
+  /// searching `recent` per call (the keep-alive's view is built per finished batch), since
+  /// views are built at non-decreasing times. A cache of what a binary search would find.
+  mutable std::vector<std::uint64_t> window_start;
+  mutable Time window_start_at;
   std::uint64_t arrivals = 0;
   std::uint64_t strict_arrivals = 0;
   std::uint64_t dequeued = 0;      ///< requests taken into batches
   double dequeued_wait_s = 0.0;    ///< their summed queue waits
   std::set<InstanceId> instances;  ///< live instances, by id
+  StateCounts states;              ///< its instances by state (Lifecycle keeps them)
   std::map<std::uint32_t, Time> timeout_by_app;
   std::vector<policy::LayerView> layers;  ///< per-layer costs (models with a layer profile)
   std::vector<double> layer_share;        ///< each layer's share of the model's bytes
@@ -108,7 +130,7 @@ struct PartSetup {
   int parts = 1;
 };
 
-/// What happens to an instance (docs/policy-authors.md "Instance states").
+/// What happens to an instance (its states: docs/policy-authors.md "Instance kinds").
 enum class InstanceEvent : std::uint8_t {
   kReady,       ///< its model is on the device (again, for a whole partitioned replica)
   kDispatched,  ///< it took a batch
@@ -118,10 +140,15 @@ enum class InstanceEvent : std::uint8_t {
 };
 
 /// An instance's state and timestamps. transition() is their only writer, and it rejects
-/// events the state does not allow (std::logic_error: a bug in the control plane).
+/// events the state does not allow (std::logic_error: a bug in the control plane). It also
+/// keeps `counts` (its function's instances by state): construction counts it cold-starting,
+/// every transition moves it from its old state's count to its new one's.
 class Lifecycle {
  public:
-  explicit Lifecycle(Time created) : created_(created), state_since_(created) {}
+  Lifecycle(Time created, StateCounts& counts);
+  // A copy would move counts it never entered.
+  Lifecycle(const Lifecycle&) = delete;
+  Lifecycle& operator=(const Lifecycle&) = delete;
 
   void transition(InstanceEvent event, Time now);
 
@@ -134,7 +161,10 @@ class Lifecycle {
   [[nodiscard]] Time idle_since() const { return idle_since_; }
 
  private:
+  void transition_state(InstanceEvent event, Time now);
+
   InstanceState state_ = InstanceState::kColdStarting;
+  StateCounts* counts_;
   Time created_;
   Time state_since_;
   Time ready_at_;
@@ -153,8 +183,9 @@ struct Boot {
   double load_s = -1.0;    ///< a part's load stage; < 0: the model's
 };
 
-/// A part of a partitioned replica (Flashpoint §4.2): every part is an instance on its own GPU;
-/// the head (part 0) takes the requests and runs them through the pipeline.
+/// A part of a partitioned replica (replicas.cpp has the mechanism and its source): every part
+/// is an instance on its own GPU; the head (part 0) takes the requests and runs them through
+/// the pipeline.
 struct Replica {
   InstanceId head = 0;  ///< parts 1..p-1: the head's id
   int part = 0;
@@ -165,7 +196,7 @@ struct Replica {
 };
 
 struct Inst {
-  explicit Inst(Time created) : life(created) {}
+  Inst(Time created, StateCounts& counts) : life(created, counts) {}
 
   InstanceId id = 0;
   Fn* fn = nullptr;
@@ -205,6 +236,11 @@ struct Inst {
 };
 
 using Instances = std::map<InstanceId, std::unique_ptr<Inst>>;
+
+/// Throws std::logic_error unless `fn.states` equals a count of fn's live instances (in
+/// `instances`) by state: the control plane checks it at every view in debug builds, the
+/// tests after every step.
+void check_state_counts(const Fn& fn, const Instances& instances);
 using Hosts = std::vector<std::unique_ptr<cluster::Host>>;
 
 /// Decisions applied and rejected, by kind (the summary's "decisions" block); every part that

@@ -1,6 +1,6 @@
 #pragma once
 /// The one place a request's record is written: dropped at the gateway, or served by a batch
-/// (on an execution unit or through a Flashpoint pipeline, with the same latency
+/// (on an execution unit or through a partitioned replica's pipeline, with the same latency
 /// decomposition, docs/policy-authors.md "Latency decomposition").
 
 #include <cstdint>

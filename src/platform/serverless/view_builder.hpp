@@ -23,9 +23,19 @@ struct ViewInputs {
 };
 
 [[nodiscard]] policy::InstanceView instance_view(const Inst& inst);
-/// The function's static fields and counters (no queue ages, rates or instance counts: those
-/// build_view adds).
-[[nodiscard]] policy::FunctionView function_view(const Fn& fn);
+/// Every field of the function's view at `now`: what build_view shows of it, and what the
+/// keep-alive gets when an instance becomes idle. Views are built at non-decreasing times
+/// (the rates keep their place in the arrivals, Fn::window_start).
+[[nodiscard]] policy::FunctionView function_view(const Fn& fn, Time now,
+                                                 const std::vector<Time>& rate_windows);
+/// Makes `view`, a function_view(fn, ...) of an earlier time, equal to function_view(fn, now,
+/// rate_windows) by rewriting only what changes during a run (queue, arrivals, rates, instance
+/// counts), reusing its storage: the keep-alive's view, refreshed per finished batch. Cost: a
+/// step past the arrivals that left each rate window since the last view, the first queued
+/// request of the function in each of its queues (only when it has queued requests), and the
+/// instance counts Lifecycle keeps; no pass over the instances, no allocation.
+void refresh_function_view(policy::FunctionView& view, const Fn& fn, Time now,
+                           const std::vector<Time>& rate_windows);
 [[nodiscard]] std::vector<policy::HostView> hosts_view(const Hosts& hosts);
 /// Makes `views` equal to hosts_view(hosts) in place, reusing its storage: the platform
 /// refreshes its placement view after every start, which rebuilt from scratch was a large
