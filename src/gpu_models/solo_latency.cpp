@@ -70,6 +70,14 @@ OperatorProfileLatency::OperatorProfileLatency(int threads, int gpu_percent)
 }
 
 double OperatorProfileLatency::predict_s(const ModelProfile& model, int batch) const {
+  for (const Known& k : known_)
+    if (k.model == &model && k.batch == batch) return k.s;
+  const double s = compute_s(model, batch);  // throws (nothing remembered) if it cannot run
+  known_.push_back({&model, batch, s});
+  return s;
+}
+
+double OperatorProfileLatency::compute_s(const ModelProfile& model, int batch) const {
   if (!model.operators) {
     throw std::invalid_argument("model " + model.name + " has no operator profiles (INFless)");
   }

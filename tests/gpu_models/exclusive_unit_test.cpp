@@ -115,6 +115,17 @@ TEST(ExclusiveUnit, InflessShareUsesCombinedOperatorProfile) {
   // Batch 32 at 8 threads + 50% did not run (>= 20 s in the table): rejected.
   EXPECT_THROW((void)unit.predict_solo_s(resnet, 32), std::invalid_argument);
   EXPECT_THROW(OperatorProfileLatency(0, 0), std::invalid_argument);
+  // Remembered latencies are per batch size and per model, and a rejection is not remembered
+  // (2 threads + 10%: batch 1 60 ms, batch 2 72 ms in the table).
+  ExclusiveUnit small(sim, "infless-small", std::make_unique<OperatorProfileLatency>(2, 10));
+  for (int round = 0; round < 2; ++round) {
+    EXPECT_NEAR(small.predict_solo_s(resnet, 1), 0.060, 1e-12);
+    EXPECT_NEAR(small.predict_solo_s(resnet, 2), 0.072, 1e-12);
+    EXPECT_THROW((void)small.predict_solo_s(resnet, 8), std::invalid_argument);
+  }
+  const auto& other = repo_catalog().model("infless/vggnet");
+  EXPECT_EQ(small.predict_solo_s(other, 1), OperatorProfileLatency(2, 10).predict_s(other, 1));
+  EXPECT_NE(small.predict_solo_s(other, 1), small.predict_solo_s(resnet, 1));
 }
 
 TEST(ExclusiveUnit, DisabledUnitRejectsJobs) {

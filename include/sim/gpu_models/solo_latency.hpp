@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "sim/engine/random.hpp"
 #include "sim/gpu_models/gpu_type.hpp"
@@ -76,8 +77,18 @@ class OperatorProfileLatency final : public SoloLatency {
   [[nodiscard]] std::string describe() const override;
 
  private:
+  [[nodiscard]] double compute_s(const ModelProfile& model, int batch) const;
   int threads_;
   int gpu_percent_;
+  /// Latencies computed so far (an instance's unit sees one model and a few batch sizes; each
+  /// batch asked for its latency three times, each time walking the operator DAG with a table
+  /// lookup per operator). The remembered value is the one computed.
+  struct Known {
+    const ModelProfile* model;
+    int batch;
+    double s;
+  };
+  mutable std::vector<Known> known_;
 };
 
 }  // namespace sim::gpu

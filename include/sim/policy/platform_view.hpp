@@ -169,6 +169,7 @@ struct SliceView {
   /// The largest activation_gb among its instances: the room the platform's placement keeps
   /// free so that a batch of each can run (container_fits()).
   double activation_room_gb = 0.0;
+  bool operator==(const SliceView&) const = default;
 };
 
 struct GpuView {
@@ -183,6 +184,7 @@ struct GpuView {
   double resident_gb = 0.0;         ///< whole GPU only, as SliceView
   double activations_gb = 0.0;      ///< whole GPU only, as SliceView
   double activation_room_gb = 0.0;  ///< whole GPU only, as SliceView
+  bool operator==(const GpuView&) const = default;
 };
 
 struct HostView {
@@ -198,6 +200,7 @@ struct HostView {
   double memory_free_bytes = 0.0;  ///< not reserved by instances (cached models are evictable)
   std::vector<GpuView> gpus;
   std::vector<std::string> cached_models;  ///< models whose bytes sit in spare memory, sorted
+  bool operator==(const HostView&) const = default;
 };
 
 struct ColdStartView {

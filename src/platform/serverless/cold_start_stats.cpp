@@ -93,15 +93,19 @@ json cold_starts_per_replica(const std::vector<ColdStartRecord>& log) {
 
 void ColdStartFigures::batch_finished(const Inst& inst, const gpu::JobResult& result,
                                       std::size_t /*requests*/) {
-  auto& warm = warm_by_fn_[inst.fn->id];
+  const std::uint32_t fn = inst.fn->id;
+  if (fn >= warm_by_fn_.size()) warm_by_fn_.resize(fn + 1);
+  auto& warm = warm_by_fn_[fn];
   warm.first += (result.finished - result.started).to_seconds();
   ++warm.second;
 }
 
 WarmExecution ColdStartFigures::warm_execution() const {
   WarmExecution out;
-  for (const auto& [fn, w] : warm_by_fn_)
-    if (w.second > 0) out[fn] = w.first / static_cast<double>(w.second);
+  for (std::size_t fn = 0; fn < warm_by_fn_.size(); ++fn) {
+    const auto& w = warm_by_fn_[fn];
+    if (w.second > 0) out[static_cast<std::uint32_t>(fn)] = w.first / static_cast<double>(w.second);
+  }
   return out;
 }
 

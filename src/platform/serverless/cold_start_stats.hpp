@@ -55,8 +55,10 @@ class ColdStartFigures final : public StatsSubscriber {
   [[nodiscard]] WarmExecution warm_execution() const;
 
  private:
-  /// Batches on whole instances, by function id: (seconds executing, batches).
-  std::map<std::uint32_t, std::pair<double, std::uint64_t>> warm_by_fn_;
+  /// Batches on whole instances, indexed by function id: (seconds executing, batches). A
+  /// vector, not a map: it is updated on every batch (a tree walk per batch was 2.5% of a
+  /// large INFless run); functions without a batch have a count of 0.
+  std::vector<std::pair<double, std::uint64_t>> warm_by_fn_;
 };
 
 }  // namespace sim::platform::serverless

@@ -169,6 +169,8 @@ void ControlPlane::apply(const policy::Decisions& d, policy::Autoscaler* origin)
   if (d.start.empty()) return;
   // Built after the stops and reconfigurations, so placement sees the room they freed.
   policy::PlatformView pv = view();
+  placement_stale_.hosts.clear();
+  placement_stale_.all = false;
   for (const auto& s : d.start) {
     if (s.function >= fns_.size() || s.count < 0) {
       ++counts_.rejected["start_invalid"];
@@ -185,6 +187,24 @@ void ControlPlane::apply(const policy::Decisions& d, policy::Autoscaler* origin)
     }
     if (origin != nullptr) origin->started(s, started);
   }
+}
+
+void ControlPlane::refresh_placement_view(policy::PlatformView& pv, int host) {
+  const Hosts& hosts = fleet_->hosts();
+  if (placement_stale_.all || pv.hosts.size() != hosts.size()) {
+    refresh_hosts_view(pv.hosts, hosts);
+  } else {
+    for (const int h : placement_stale_.hosts)
+      refresh_host_view(pv.hosts, hosts, h);
+    refresh_host_view(pv.hosts, hosts, host);
+  }
+  placement_stale_.hosts.clear();
+  placement_stale_.all = false;
+#ifndef NDEBUG
+  if (pv.hosts != hosts_view(hosts)) {
+    throw std::logic_error("serverless platform: a host changed that the placement view missed");
+  }
+#endif
 }
 
 void ControlPlane::tick() {

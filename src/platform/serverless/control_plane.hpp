@@ -104,6 +104,10 @@ class ControlPlane final : private FleetEvents, private BatchEvents {
   /// pipeline.
   void run_batch(Inst& inst, std::vector<Request> batch);
 
+  /// After a start of apply() on `host`: makes the placement view's hosts current again,
+  /// refilling only `host` and those marked in placement_stale_ (control_plane.cpp).
+  void refresh_placement_view(policy::PlatformView& pv, int host);
+
   // Instance lifecycle (lifecycle.cpp).
   Inst* find(InstanceId id);
   /// The one way into instances_: also indexes the instance by id for find().
@@ -173,6 +177,16 @@ class ControlPlane final : private FleetEvents, private BatchEvents {
   InstanceId next_instance_ = 1;
   std::uint64_t next_batch_ = 1;
   bool planned_ = false;
+  /// What changed in the hosts since apply()'s placement view was built or last refreshed,
+  /// besides the host of the start being refreshed for. A start changes only its own host
+  /// before its refresh; its cold start's first steps, which run after it, change that host's
+  /// cache (ColdStarts::begin: the rest of a cold start runs from later events); a warm start
+  /// dispatches (became_idle), which may touch any host. Refilling 2,000 hosts' views after
+  /// each start was the largest single cost of a large INFless run.
+  struct PlacementStale {
+    std::vector<int> hosts;
+    bool all = false;
+  } placement_stale_;
   std::uint64_t dispatchable_epoch_ = 1;  ///< see dispatchability_changed()
 
   // Counters for the summary.

@@ -95,16 +95,18 @@ bool ControlPlane::start_instance(Fn& fn, const policy::InstanceConfig& config,
     release_cold_start_memory(w);
     host.cache.insert(fn.spec.model, fn.bytes, host.cache_capacity());
     w.life.transition(InstanceEvent::kReady, sim_.now());
-    refresh_hosts_view(pv.hosts, fleet_->hosts());
+    refresh_placement_view(pv, w.loc.host);
     became_idle(w);
+    placement_stale_.all = true;  // its dispatch may have touched any host
     return true;
   }
   fn.instances.insert(inst->id);
   Inst& ref = *inst;
   add_instance(std::move(inst));
   ++counts_.applied["start"];
-  refresh_hosts_view(pv.hosts, fleet_->hosts());
+  refresh_placement_view(pv, ref.loc.host);
   cold_->begin(ref);
+  placement_stale_.hosts.push_back(ref.loc.host);  // begin() touches or fills its cache
   return true;
 }
 

@@ -50,6 +50,7 @@ bool ControlPlane::start_partitioned(Fn& fn, const policy::InstanceConfig& confi
     if (!start_instance(fn, config, locs[static_cast<std::size_t>(p)], pv, false, &ps)) {
       // Cannot happen after fits(); stop what was started.
       if (Inst* h = find(head)) terminate(*h);
+      placement_stale_.all = true;
       return false;
     }
     const InstanceId id = next_instance_ - 1;

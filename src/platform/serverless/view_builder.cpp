@@ -83,6 +83,11 @@ void refresh_hosts_view(std::vector<policy::HostView>& views, const Hosts& hosts
     fill_host_view(views[k], *hosts[k]);
 }
 
+void refresh_host_view(std::vector<policy::HostView>& views, const Hosts& hosts, int host) {
+  const auto k = static_cast<std::size_t>(host);
+  fill_host_view(views.at(k), *hosts.at(k));
+}
+
 namespace {
 
 // Arrivals in (now - w, now], per second of each window w. Each window's first arrival in that

@@ -41,6 +41,8 @@ void refresh_function_view(policy::FunctionView& view, const Fn& fn, Time now,
 /// refreshes its placement view after every start, which rebuilt from scratch was a large
 /// share of a 2,000-host run.
 void refresh_hosts_view(std::vector<policy::HostView>& views, const Hosts& hosts);
+/// Makes views[host] equal to hosts_view(hosts)[host] in place (views has one per host).
+void refresh_host_view(std::vector<policy::HostView>& views, const Hosts& hosts, int host);
 [[nodiscard]] policy::PlatformView build_view(const ViewInputs& in);
 
 }  // namespace sim::platform::serverless

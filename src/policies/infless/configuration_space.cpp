@@ -4,12 +4,36 @@
 
 namespace sim::policy::infless {
 
-LatencyPredictor::LatencyPredictor(const gpu::OperatorModel& model, std::optional<double> factor)
-    : model_(&model), factor_(factor.value_or(1.0 + model.prediction_offset.value)) {}
+std::optional<double> CopMemo::cop_ms(const gpu::OperatorModel& model, int batch, int threads,
+                                      int gpu_percent) {
+  constexpr int kRange = 1 << 20;  // each part of the key in [0, 2^20)
+  const auto in_range = [](int v) { return v >= 0 && v < kRange; };
+  if (!in_range(batch) || !in_range(threads) || !in_range(gpu_percent)) {
+    return model.cop_ms(batch, threads, gpu_percent, /*with_offset=*/false);
+  }
+  if (model_ != &model) {
+    ms_.clear();
+    model_ = &model;
+  }
+  const std::uint64_t key = (static_cast<std::uint64_t>(batch) << 40) |
+                            (static_cast<std::uint64_t>(threads) << 20) |
+                            static_cast<std::uint64_t>(gpu_percent);
+  const auto it = ms_.find(key);
+  if (it != ms_.end()) return it->second;
+  const auto ms = model.cop_ms(batch, threads, gpu_percent, /*with_offset=*/false);
+  ms_.emplace(key, ms);
+  return ms;
+}
+
+LatencyPredictor::LatencyPredictor(const gpu::OperatorModel& model, std::optional<double> factor,
+                                   CopMemo* memo)
+    : model_(&model), factor_(factor.value_or(1.0 + model.prediction_offset.value)), memo_(memo) {}
 
 std::optional<double> LatencyPredictor::t_exec_s(int batch, int threads, int gpu_percent) const {
   // INFless §3.3: combined operator profiling, then the safety factor (+10% in the paper).
-  const auto ms = model_->cop_ms(batch, threads, gpu_percent, /*with_offset=*/false);
+  const auto ms = memo_ != nullptr
+                      ? memo_->cop_ms(*model_, batch, threads, gpu_percent)
+                      : model_->cop_ms(batch, threads, gpu_percent, /*with_offset=*/false);
   if (!ms) return std::nullopt;
   return *ms * factor_ / 1000.0;
 }

@@ -2,7 +2,9 @@
 /// INFless's configuration space (batch, CPU threads, GPU SM %) and Algorithm 1's
 /// AvailableConfig, over a model's combined operator profile (§3.3).
 
+#include <cstdint>
 #include <optional>
+#include <unordered_map>
 #include <vector>
 
 #include "rate_bounds.hpp"
@@ -10,13 +12,29 @@
 
 namespace sim::policy::infless {
 
+/// Combined operator profiling's result per configuration (OperatorModel::cop_ms without the
+/// offset), remembered across calls: an autoscaler predicts the latency of every serving
+/// instance on every tick, and each prediction walks the operator DAG with a table lookup per
+/// operator. The remembered value is the one computed, so predictions are unchanged.
+class CopMemo {
+ public:
+  [[nodiscard]] std::optional<double> cop_ms(const gpu::OperatorModel& model, int batch,
+                                             int threads, int gpu_percent);
+
+ private:
+  const gpu::OperatorModel* model_ = nullptr;  ///< the model the entries are of
+  std::unordered_map<std::uint64_t, std::optional<double>> ms_;
+};
+
 /// t_exec = f(b, c, g): combined operator profiling (INFless §3.3) times a safety factor. The
 /// paper adds 10% (factor 1 + prediction_offset, the default); its ablations OP1.5 and OP2
 /// add 50% and 100% (factors 1.5 and 2).
 class LatencyPredictor {
  public:
-  /// `factor` nullopt: 1 + the model's prediction_offset.
-  LatencyPredictor(const gpu::OperatorModel& model, std::optional<double> factor);
+  /// `factor` nullopt: 1 + the model's prediction_offset. `memo`, if given, remembers the
+  /// profile's latencies (it must outlive the predictor).
+  LatencyPredictor(const gpu::OperatorModel& model, std::optional<double> factor,
+                   CopMemo* memo = nullptr);
   /// Seconds, or nullopt when the configuration is infeasible or was not profiled.
   [[nodiscard]] std::optional<double> t_exec_s(int batch, int threads, int gpu_percent) const;
   [[nodiscard]] const gpu::OperatorModel& model() const { return *model_; }
@@ -25,6 +43,7 @@ class LatencyPredictor {
  private:
   const gpu::OperatorModel* model_;
   double factor_;
+  CopMemo* memo_;
 };
 
 struct Configuration {

@@ -34,7 +34,8 @@ Decisions InflessAutoscaler::decide(const PlatformView& view) {
   const std::vector<const InstanceView*> none;
   for (const FunctionView& f : view.functions) {
     if (f.profile == nullptr || !f.profile->operators || !f.gpu) continue;
-    const LatencyPredictor predictor(*f.profile->operators, config_.latency_factor);
+    if (f.id >= memo_.size()) memo_.resize(f.id + 1);
+    const LatencyPredictor predictor(*f.profile->operators, config_.latency_factor, &memo_[f.id]);
     const double slo = config_.slo.of(f.name).to_seconds();
     double rate =
         config_.rate_window < f.arrival_rate.size() ? f.arrival_rate[config_.rate_window] : 0.0;

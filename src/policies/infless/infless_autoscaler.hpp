@@ -10,6 +10,7 @@
 #include <optional>
 #include <utility>
 
+#include "configuration_space.hpp"
 #include "sim/policy/autoscaler.hpp"
 #include "slo_map.hpp"
 
@@ -50,6 +51,7 @@ class InflessAutoscaler final : public Autoscaler {
     Time since;                ///< first tick with R > 0 after a quiet hold
   };
   std::map<std::uint32_t, Activity> activity_;
+  std::vector<CopMemo> memo_;  ///< by function id: the predicted latencies of its profile
 };
 
 }  // namespace sim::policy::infless

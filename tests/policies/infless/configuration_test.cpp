@@ -37,6 +37,24 @@ TEST(AvailableConfig, BatchAboveOneNeedsHalfTheSloAndEnoughRate) {
   EXPECT_DOUBLE_EQ(c[0].bounds.r_low, 28.0);
 }
 
+TEST(CopMemo, RemembersEachConfigurationOfItsModel) {
+  const auto m = slo_model();
+  // 40 ms x 1.1: the offset is applied to the remembered profile latency, not remembered.
+  const auto other = testing::model({{4, 20, 4, 70.0}});
+  CopMemo memo;
+  const LatencyPredictor p(m, std::nullopt, &memo);
+  for (int round = 0; round < 2; ++round) {  // the second round reads the memo
+    EXPECT_NEAR(*p.t_exec_s(4, 4, 20), 0.044, 1e-12);
+    EXPECT_NEAR(*p.t_exec_s(1, 2, 10), 0.165, 1e-12);
+    EXPECT_FALSE(p.t_exec_s(8, 4, 20));  // not profiled: remembered as such
+  }
+  // Another model through the same memo: its own latencies, not the first model's.
+  const LatencyPredictor q(other, 1.0, &memo);
+  EXPECT_NEAR(*q.t_exec_s(4, 4, 20), 0.070, 1e-12);
+  EXPECT_FALSE(q.t_exec_s(1, 2, 10));
+  EXPECT_NEAR(*p.t_exec_s(4, 4, 20), 0.044, 1e-12);
+}
+
 TEST(AvailableConfig, BatchOfOneOnlyChecksTheSlo) {
   const auto m = slo_model();
   const auto c = available_configs(LatencyPredictor(m, std::nullopt), 1, 0.5, 0.2);
