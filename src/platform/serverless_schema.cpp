@@ -3,6 +3,9 @@
 
 #include "serverless_schema.hpp"
 
+#include <string>
+
+#include "sim/config/units.hpp"
 #include "sim/network/topology_config.hpp"
 #include "sim/policy/policy.hpp"
 
@@ -12,6 +15,19 @@ using config::ParamType;
 using nlohmann::json;
 
 namespace {
+
+// A rate is arrivals per second of its window, so a window of zero length has no rate (it
+// would divide by zero); the element type already checked each entry's unit.
+std::string every_window_positive(const json& windows) {
+  for (std::size_t k = 0; k < windows.size(); ++k) {
+    if (windows[k].is_string() &&
+        config::parse_duration(windows[k].get<std::string>()).to_seconds() <= 0.0) {
+      return "entry " + std::to_string(k) + " is " + windows[k].dump() +
+             ": expected a window longer than zero";
+    }
+  }
+  return "";
+}
 
 std::shared_ptr<const config::Schema> gpu_schema() {
   auto s =
@@ -271,6 +287,7 @@ std::shared_ptr<const config::Schema> serverless_schema() {
   schema->list_of("rate_windows", ParamType::kDuration)
       .def(json::array({"10s", "60s"}))
       .at_least(1)
+      .validate(every_window_positive)
       .doc(
           "windows over which arrival rates are given to policies (at least one: the longest "
           "bounds the arrivals the platform keeps)");

@@ -195,6 +195,17 @@ TEST(ServerlessConfigRateWindows, AnEmptyListIsRejectedAtItsPath) {
   EXPECT_EQ(one.rate_windows, std::vector<Time>{seconds(5)});
 }
 
+TEST(ServerlessConfigRateWindows, AZeroLengthWindowIsRejected) {
+  // A rate over a zero-length window would divide by zero.
+  config::Diagnostics diag;
+  (void)resolve(json{{"functions", json::array({json{{"name", "f"}, {"model", "m"}}})},
+                     {"rate_windows", json::array({"10s", "0s"})}},
+                diag);
+  ASSERT_EQ(diag.problems().size(), 1U);
+  EXPECT_EQ(diag.problems()[0].location, "/platform/rate_windows");
+  EXPECT_EQ(diag.problems()[0].message, "entry 1 is \"0s\": expected a window longer than zero");
+}
+
 TEST(ServerlessConfigDefaults, TheScanFindsADefault) {
   // The check above can fail: a default by `=` or by a non-empty brace is found, `{}` is not.
   const std::string header =

@@ -310,6 +310,19 @@ TEST(ServerlessPlatform, RejectsAConfigWithoutRateWindows) {
   }
 }
 
+/// ... and so is one with a zero-length window (its rate would divide by zero).
+TEST(ServerlessPlatform, RejectsAZeroLengthRateWindow) {
+  ServerlessConfig c = testing::config(testing::host(1));
+  c.functions.push_back(testing::function("f", "test/fig42", 1));
+  c.rate_windows = {seconds(10), Time::zero()};
+  try {
+    Harness h(std::move(c), testing::reference_policies());
+    ADD_FAILURE() << "no error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("longer than zero"), std::string::npos) << e.what();
+  }
+}
+
 /// Pre-warming: min_warm 1 starts an instance at the first tick (time 0) with no request; it
 /// is ready at 24 s, so a request at 60 s runs at once, with no cold-start wait.
 TEST(ServerlessPlatform, PrewarmedInstanceServesWithoutColdStart) {

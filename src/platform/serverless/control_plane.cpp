@@ -45,6 +45,13 @@ ControlPlane::ControlPlane(ServerlessConfig config, const gpu::ModelCatalog& cat
         "serverless platform: rate_windows (/platform/rate_windows) must list at least one "
         "window");
   }
+  for (const Time w : config_.rate_windows) {
+    if (w <= Time::zero()) {
+      // A rate is arrivals per second of its window: a zero-length window divides by zero.
+      throw std::invalid_argument(
+          "serverless platform: rate_windows (/platform/rate_windows) must be longer than zero");
+    }
+  }
   if (config_.container_memory == ContainerMemory::kWeightsResident) {
     accounting_.report_activations();
   }
