@@ -28,13 +28,17 @@ struct DispatchView {
 /// The idle instances of one queue, kept by a dispatcher that chooses among them without being
 /// shown all of them on every dispatch (Dispatcher::idle_set). The platform reports every
 /// change: insert() when an instance becomes dispatchable (again: its view may differ),
-/// erase() when it stops being so. choose() returns what the dispatcher's choose() would
+/// erase() when it stops being so, forget() when it terminates (after erase() if it was a
+/// member). choose() returns what the dispatcher's choose() would
 /// return, with the same effect on its state, were `view.idle` these instances by id.
 class IdleSet {
  public:
   virtual ~IdleSet() = default;
   virtual void insert(const InstanceView& instance) = 0;
   virtual void erase(InstanceId id) = 0;
+  /// The instance terminated: it will never be inserted again, so whatever the set keeps for
+  /// it beyond membership (a credit) may be dropped. Also for instances never inserted.
+  virtual void forget(InstanceId /*id*/) {}
   /// `view.idle` is empty: the instances are those inserted and not erased.
   virtual std::optional<InstanceId> choose(const DispatchView& view) = 0;
 };

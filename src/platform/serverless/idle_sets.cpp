@@ -7,10 +7,11 @@
 // dispatch (an instance is in one queue) and no activation memory (activations_fit() always
 // holds). An instance is then dispatchable while its id is in its queue's idle ids and it is
 // idle, not held and on an available host. It enters in became_idle() and leaves in
-// run_batch() and terminate(); anything else that changes dispatchability or a dispatcher's
-// view of an idle instance (a host's availability, `held`, a model completion's latency)
-// calls dispatchability_changed(), and each set is rebuilt by the scan before its next
-// dispatch.
+// run_batch() and terminate(); terminate() also tells the set to forget it (IdleSet::forget),
+// since the set keeps state beyond membership and no instance comes back; anything else that
+// changes dispatchability or a dispatcher's view of an idle instance (a host's availability,
+// `held`, a model completion's latency) calls dispatchability_changed(), and each set is rebuilt by
+// the scan before its next dispatch.
 
 #include <algorithm>
 #include <stdexcept>

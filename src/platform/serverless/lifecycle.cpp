@@ -194,7 +194,10 @@ void ControlPlane::stop(Inst& inst) {
 
 void ControlPlane::terminate(Inst& inst) {
   const Time now = sim_.now();
-  if (inst.fn->queue->dispatchable) leave_idle_set(*inst.fn->queue, inst.id);
+  if (auto& d = inst.fn->queue->dispatchable) {
+    leave_idle_set(*inst.fn->queue, inst.id);
+    d->set->forget(inst.id);  // ids are never reused: its credit would be kept for nothing
+  }
   if (inst.replica) end_replica(inst);
   inst.timer.cancel();
   inst.admit.cancel();

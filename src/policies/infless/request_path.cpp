@@ -27,6 +27,7 @@ class RateSplitIdleSet final : public IdleSet {
                           : static_cast<std::int64_t>(w));
   }
   void erase(InstanceId id) override { set_.erase(id); }
+  void forget(InstanceId id) override { set_.forget(id); }
   std::optional<InstanceId> choose(const DispatchView& /*view*/) override { return set_.choose(); }
 
  private:

@@ -28,6 +28,14 @@ void SmoothWrrSet::erase(InstanceId id) {
   if (it != entries_.end() && it->second.member) leave(id, it->second);
 }
 
+void SmoothWrrSet::forget(InstanceId id) {
+  const auto it = entries_.find(id);
+  if (it == entries_.end()) return;
+  if (it->second.member) leave(id, it->second);
+  // The class slots point at other entries, which an unordered_map's erase does not move.
+  entries_.erase(it);
+}
+
 void SmoothWrrSet::leave(InstanceId id, Entry& e) {
   const auto c = classes_.find(e.weight);
   c->second.erase({-e.value, id, nullptr});

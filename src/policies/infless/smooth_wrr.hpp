@@ -21,7 +21,9 @@ namespace sim::policy::infless {
 /// their order by credit, so each weight class is an ordered set whose first element is its
 /// richest; a choice compares the classes' first elements (few classes: one per distinct
 /// weight among the members). A credit outlives membership: an instance that leaves and
-/// comes back resumes with the credit it left with.
+/// comes back resumes with the credit it left with, until forget() says it never will (its
+/// instance terminated), so the credits kept follow the live instances, not every instance
+/// ever inserted.
 class SmoothWrrSet {
  public:
   /// Weights above this are rejected (std::invalid_argument): with them, credits would leave
@@ -37,6 +39,10 @@ class SmoothWrrSet {
   void insert(InstanceId id, std::int64_t weight);
   /// Ends `id`'s membership (no effect on a non-member); its credit is kept.
   void erase(InstanceId id);
+  /// `id` will never be inserted again: ends its membership and drops its credit (no effect
+  /// on an id never inserted). The other members' credits and order are untouched, so the
+  /// choices are those the direct form makes keeping the credit.
+  void forget(InstanceId id);
   /// One round: every member gains its weight, the richest (the lowest id among equals) is
   /// returned and pays the members' total weight. Nullopt without members (nothing changes).
   /// Throws std::overflow_error if a credit reaches 2^53 in magnitude.
@@ -44,6 +50,8 @@ class SmoothWrrSet {
 
   [[nodiscard]] bool contains(InstanceId id) const;
   [[nodiscard]] std::size_t size() const { return members_; }
+  /// Ids whose credit is kept: the members and those erased but not forgotten.
+  [[nodiscard]] std::size_t kept() const { return entries_.size(); }
   /// The credit of `id` (0 if never inserted).
   [[nodiscard]] std::int64_t credit(InstanceId id) const;
 

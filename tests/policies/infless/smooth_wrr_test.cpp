@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstddef>
 #include <map>
 #include <stdexcept>
 #include <vector>
@@ -128,6 +130,81 @@ TEST(SmoothWrrSet, MatchesDirectFormOnRandomSequences) {
         EXPECT_EQ(static_cast<double>(fast.credit(id)), direct.credit(id)) << "seed " << seed;
     }
   }
+}
+
+// Instances start (new ids, ascending as the platform hands them out), go idle and busy
+// again, and terminate, 5,000 times over with at most 12 alive: forgetting the terminated
+// ones keeps at most the live ones' credits, and every choice and every live credit equals
+// the direct form's, which keeps every credit for ever.
+TEST(SmoothWrrSet, ForgettingTerminatedInstancesKeepsChoices) {
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    RandomStream rng(seed);
+    SmoothWrrSet fast(seed % 2 == 0 ? 7 : std::int64_t{1} << 22);
+    DirectWrr direct;
+    std::vector<InstanceId> alive;
+    InstanceId next = 1;
+    std::size_t most_kept = 0;
+    int terminated = 0;
+    for (int op = 0; op < 60000 && terminated < 5000; ++op) {
+      const double u = rng.uniform01();
+      if (alive.size() < 2 || (u < 0.25 && alive.size() < 12)) {
+        alive.push_back(next++);  // starts; idle only once it is inserted
+      } else if (u < 0.45) {
+        const auto id = alive[rng.uniform_int(0, alive.size() - 1)];
+        const auto w = static_cast<std::int64_t>(rng.uniform_int(1, 3) * 5);
+        fast.insert(id, w);
+        direct.insert(id, static_cast<double>(w));
+      } else if (u < 0.6) {
+        const auto at =
+            alive.begin() + static_cast<std::ptrdiff_t>(rng.uniform_int(0, alive.size() - 1));
+        // Terminates, idle (a member: forget ends membership) or not, inserted ever or not.
+        fast.forget(*at);
+        direct.erase(*at);
+        alive.erase(at);
+        ++terminated;
+      } else {
+        const auto a = fast.choose();
+        ASSERT_EQ(a, direct.choose()) << "seed " << seed << " op " << op;
+        if (a && rng.uniform01() < 0.7) {  // dispatched: busy
+          fast.erase(*a);
+          direct.erase(*a);
+        }
+      }
+      ASSERT_LE(fast.kept(), alive.size()) << "seed " << seed << " op " << op;
+      most_kept = std::max(most_kept, fast.kept());
+    }
+    EXPECT_EQ(terminated, 5000);
+    EXPECT_GE(most_kept, 2U);
+    for (const InstanceId id : alive)
+      EXPECT_EQ(static_cast<double>(fast.credit(id)), direct.credit(id)) << "seed " << seed;
+  }
+}
+
+// forget() on a member ends its membership and its credit; on an erased id its credit; on an
+// unknown id nothing. nginx's sequence as in KnownSequence, with c forgotten after round 3
+// (a 1, b -4, c 3): round 4 gives a 6 - 6 = 0, b -3; round 5 a 5 - 6 = -1, b -2.
+TEST(SmoothWrrSet, ForgetDropsTheCredit) {
+  SmoothWrrSet s;
+  s.insert(1, 5);
+  s.insert(2, 1);
+  s.insert(3, 1);
+  for (int k = 0; k < 3; ++k)
+    s.choose();
+  EXPECT_EQ(s.credit(3), 3);
+  s.forget(3);
+  s.forget(99);
+  EXPECT_FALSE(s.contains(3));
+  EXPECT_EQ(s.credit(3), 0);
+  EXPECT_EQ(s.size(), 2U);
+  EXPECT_EQ(s.kept(), 2U);
+  EXPECT_EQ(s.choose(), 1);
+  EXPECT_EQ(s.choose(), 1);
+  EXPECT_EQ(s.credit(1), -1);
+  EXPECT_EQ(s.credit(2), -2);
+  s.erase(2);
+  EXPECT_EQ(s.kept(), 2U);  // erased, not forgotten: b may come back
+  s.forget(2);
+  EXPECT_EQ(s.kept(), 1U);
 }
 
 InstanceView view(InstanceId id, double latency_s, int batch) {

@@ -1,0 +1,158 @@
+// FlowNetwork's per-flow bookkeeping: joining and leaving the channels' flow lists, progress
+// (bytes still to send), finish times in the CompletionHeap, completion and the deliveries
+// that follow it, and freeing a flow's slot. The rates themselves come from flow_solver.cpp.
+#include <algorithm>
+#include <cmath>
+
+#include "flow_constants.hpp"
+#include "sim/network/flow_network.hpp"
+
+namespace sim::net {
+
+using flow::kCutMargin;
+using flow::kUnsolved;
+
+void FlowNetwork::attach(std::uint32_t slot) {
+  Flow& f = flows_[slot];
+  f.pos.resize(f.route.channels.size());
+  for (std::size_t i = 0; i < f.route.channels.size(); ++i) {
+    Channel& ch = channels_[f.route.channels[i]];
+    f.pos[i] = static_cast<std::uint32_t>(ch.flows.size());
+    ch.flows.push_back(slot);
+    ch.rates.push_back(kUnsolved);
+  }
+}
+
+void FlowNetwork::detach(std::uint32_t slot) {
+  // Loads are not touched here: the recomputation that follows sets them.
+  Flow& f = flows_[slot];
+  for (std::size_t i = 0; i < f.route.channels.size(); ++i) {
+    const ChannelId c = f.route.channels[i];
+    Channel& ch = channels_[c];
+    const auto last_index = static_cast<std::uint32_t>(ch.flows.size() - 1);
+    const std::uint32_t p = f.pos[i];
+    if (p != last_index) {
+      const std::uint32_t moved = ch.flows[last_index];
+      ch.flows[p] = moved;
+      ch.rates[p] = ch.rates[last_index];
+      Flow& m = flows_[moved];
+      for (std::size_t j = 0; j < m.route.channels.size(); ++j) {
+        if (m.route.channels[j] == c && m.pos[j] == last_index) {
+          m.pos[j] = p;
+          break;
+        }
+      }
+    }
+    ch.flows.pop_back();
+    ch.rates.pop_back();
+  }
+}
+
+void FlowNetwork::depart(std::uint32_t slot) {
+  FlowHot& h = hot_[slot];
+  const double level = batch_depth_ > 0 ? 0.0 : departure_level(slot);
+  detach(slot);
+  h.rate = 0.0;
+  if (batch_depth_ > 0) {
+    mark_dirty(slot);
+    ++batch_departures_;
+    return;
+  }
+  resolve(h.channels, h.channel_count, level * kCutMargin, nullptr, 0, true);
+}
+
+void FlowNetwork::set_load(std::uint32_t channel, double load) {
+  Channel& ch = channels_[channel];
+  const Time now = sim_.now();
+  if (now != ch.last_change) {
+    ch.bytes += ch.load * (now - ch.last_change).to_seconds() / 8.0;
+    ch.last_change = now;
+  }
+  ch.load = load;
+}
+
+void FlowNetwork::advance(std::uint32_t slot) {
+  Flow& f = flows_[slot];
+  const Time now = sim_.now();
+  if (now == f.last_update) return;
+  const double rate = hot_[slot].rate;
+  if (std::isinf(rate)) {
+    f.remaining = 0.0;
+  } else {
+    f.remaining = std::max(0.0, f.remaining - rate * (now - f.last_update).to_seconds() / 8.0);
+  }
+  f.last_update = now;
+}
+
+void FlowNetwork::schedule_completion(std::uint32_t slot) {
+  const Flow& f = flows_[slot];
+  const double rate = hot_[slot].rate;
+  // Kept in completions_ (queued once it is the earliest); the arithmetic is that of the event
+  // per flow this replaced, so the finish time is the same to the nanosecond.
+  if (!(rate > 0.0)) {  // stalled: cannot happen with positive capacities
+    completions_.erase(slot);
+    return;
+  }
+  const double secs = (f.remaining <= 0.0 || std::isinf(rate)) ? 0.0 : f.remaining * 8.0 / rate;
+  if (secs > 9.0e9) {  // beyond ~285 years of simulated time: never finishes
+    completions_.erase(slot);
+    return;
+  }
+  completions_.set(slot, sim_.now() + ceil_seconds(secs));
+}
+
+void FlowNetwork::complete(std::uint32_t slot) {
+  {
+    Flow& f = flows_[slot];
+    if (f.state != State::kActive) return;
+    if (batch_depth_ > 0) check_batch_time();
+    f.remaining = 0.0;
+    f.last_update = sim_.now();
+    ++stats_.flows_finished;
+    --active_count_;
+    f.state = State::kDelivering;
+    if (!f.route.channels.empty()) depart(slot);
+  }
+  // Deliveries are events of their own (even with zero latency) so that callbacks never run
+  // inside the network's bookkeeping and always in receiver order.
+  Flow& f = flows_[slot];
+  const std::uint64_t serial = f.serial;
+  f.pending_deliveries = f.delivery_latency.size();
+  f.deliveries.clear();
+  for (std::size_t i = 0; i < f.delivery_latency.size(); ++i) {
+    f.deliveries.push_back(sim_.schedule_in(f.delivery_latency[i], [this, slot, serial, i] {
+      if (slot < flows_.size() && flows_[slot].serial == serial) deliver(slot, i);
+    }));
+  }
+}
+
+void FlowNetwork::deliver(std::uint32_t slot, std::size_t receiver) {
+  Flow& f = flows_[slot];
+  if (f.state != State::kDelivering) return;
+  std::function<void(std::size_t)> cb;
+  if (--f.pending_deliveries == 0) {
+    cb = std::move(f.on_delivered);
+    release(slot);
+  } else {
+    cb = f.on_delivered;  // a copy: the callback may start flows and reallocate flows_
+  }
+  if (cb) cb(receiver);
+}
+
+void FlowNetwork::release(std::uint32_t slot) {
+  Flow& f = flows_[slot];
+  completions_.erase(slot);
+  f.state = State::kFree;
+  f.serial = 0;
+  f.route.channels.clear();
+  f.route.nodes.clear();
+  f.pos.clear();
+  f.delivery_latency.clear();
+  f.on_delivered = nullptr;
+  f.deliveries.clear();
+  f.pending_deliveries = 0;
+  hot_[slot] = FlowHot{};
+  free_slots_.push_back(slot);
+}
+
+}  // namespace sim::net

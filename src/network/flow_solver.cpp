@@ -1,0 +1,361 @@
+// The max-min solver of FlowNetwork, with incremental recomputation.
+//
+// Max-min fairness (Bertsekas & Gallager, "Data Networks", §6.5.2) by progressive filling: raise
+// every unfrozen flow's rate together; when a channel runs out of capacity, freeze the flows on
+// it at the current level; a flow's own cap freezes it when reached. The result is the unique
+// allocation in which every flow has a bottleneck: its cap, or a saturated channel on which no
+// flow has a higher rate.
+//
+// Incremental recomputation (docs/network.md "Rate allocation" has the full argument).
+//
+// (1) A level cut. In progressive filling a flow's rate at level x is min(x, its final rate),
+// so a channel's usage at level x is the sum of min(r_g, x) over its flows. When flow f starts,
+// nothing differs from the old filling until the first level L at which one of f's channels
+// saturates with f on it: L solves sum_g min(r_g, L) + m min(L, cap_f) = capacity (m: how often
+// f crosses it), minimised over f's channels (arrival_level; +inf if f fits everywhere). When f
+// leaves, nothing differs below the lowest level at which one of its channels had saturated (the
+// highest rate on it; +inf if none was saturated: departure_level). Every flow with a lower rate
+// keeps it.
+//
+// (2) Fixing outside flows is exact. If every flow outside a set S keeps its rate, the new
+// allocation restricted to S is max-min fair on the capacity those flows leave, and by uniqueness
+// it is what progressive filling over S alone gives. A part of S that shares no channel with the
+// changed channels (through S flows) sees the same residual problem as before and is left out.
+//
+// (3) Pruning at unsaturated channels, verified. The search for S (flows with rate >= L, from
+// the changed channels) does not expand through channels that were unsaturated: they are kept
+// as boundary constraints with the load of the flows behind them held. Afterwards, if every
+// boundary channel is still unsaturated and every channel that stopped flows stopped them no
+// lower than the rates held on it, every flow has a bottleneck, so the result is the max-min
+// allocation. Otherwise the failing boundary channels are expanded and S is solved again (about
+// 0.1 extra passes per change near saturation on the 1600-GPU datacenter).
+//
+// A pass is one breadth-first search (which also sums, per channel, the load left outside),
+// one progressive filling over S with a min-heap of channel fair shares (lazy keys) and a heap
+// of caps built only once the level reaches the smallest cap, and a commit that gives a new
+// finish time only to the flows whose rate changed (a CompletionHeap update, not an event). S is
+// taken with a relative margin below L, which only adds flows and so stays exact.
+#include <algorithm>
+#include <cmath>
+
+#include "flow_constants.hpp"
+#include "sim/network/flow_network.hpp"
+
+namespace sim::net {
+
+using flow::kCutMargin;
+using flow::kInf;
+using flow::kNone;
+using flow::kSameRate;
+using flow::kUnsolved;
+
+double FlowNetwork::arrival_level(const ChannelId* channels, std::size_t count) {
+  double level = kInf;
+  for (std::size_t i = 0; i < count; ++i) {
+    const ChannelId c = channels[i];
+    if (std::find(channels, channels + i, c) != channels + i) continue;  // seen (chains)
+    // Water-filling on one channel with every flow at its final rate: the others at their
+    // rates, each new flow (marked kUnsolved, one entry per crossing) at its cap. The channel
+    // saturates at the level x that solves sum_g min(r_g, x) + sum_new min(x, cap) = capacity,
+    // or never if everything fits. With several new flows (a batch of starts) the first level
+    // at which the new filling differs from the old is still the lowest such x over the
+    // changed channels: below it every channel's usage is what it was. The capacity is taken a
+    // little low so that rounding can only make the level lower (safe).
+    const Channel& ch = channels_[c];
+    level_scratch_.clear();
+    double rising = 0.0;  // crossings that never stop rising here (uncapped new flows)
+    for (std::size_t k = 0; k < ch.flows.size(); ++k) {
+      const double r = ch.rates[k];
+      if (r != kUnsolved) {
+        level_scratch_.push_back(r);
+      } else if (const double cap = hot_[ch.flows[k]].cap; std::isfinite(cap)) {
+        level_scratch_.push_back(cap);
+      } else {
+        rising += 1.0;
+      }
+    }
+    std::sort(level_scratch_.begin(), level_scratch_.end());
+    double weight = rising + static_cast<double>(level_scratch_.size());
+    double remaining = ch.capacity * kCutMargin;
+    for (const double r : level_scratch_) {
+      if (r * weight > remaining) break;  // r is above the level: still rising there
+      remaining -= r;
+      weight -= 1.0;
+    }
+    if (weight > 0.0) level = std::min(level, std::max(0.0, remaining / weight));
+  }
+  return level;
+}
+
+double FlowNetwork::departure_level(std::uint32_t slot) const {
+  const FlowHot& f = hot_[slot];
+  double level = kInf;
+  for (std::uint32_t i = 0; i < f.channel_count; ++i) {
+    const ChannelId c = f.channels[i];
+    if (std::find(f.channels, f.channels + i, c) != f.channels + i) continue;  // seen (chains)
+    const Channel& ch = channels_[c];
+    // A channel counts as saturated a little early (safe: only lowers the level). It saturated
+    // at the highest rate on it: the rate of the flows it froze.
+    if (ch.load < ch.capacity * kCutMargin) continue;
+    double highest = 0.0;
+    for (const double r : ch.rates) {
+      if (r != kUnsolved) highest = std::max(highest, r);
+    }
+    level = std::min(level, highest);
+  }
+  return level;
+}
+
+void FlowNetwork::resolve(const ChannelId* seeds, std::size_t seed_count, double threshold,
+                          const std::uint32_t* added, std::size_t added_count, bool prune) {
+  ++stats_.recomputations;
+  ++resolve_id_;
+  for (;;) {
+    ++epoch_;
+    set_.clear();
+    expanded_ = 0;
+    locals_.clear();
+    members_.clear();
+    boundary_.clear();
+    // New flows join whatever their channels' state (their kUnsolved entries are above any
+    // threshold, so the search also takes them in from every channel it visits).
+    for (std::size_t i = 0; i < added_count; ++i) {
+      if (hot_[added[i]].mark == epoch_) continue;
+      hot_[added[i]].mark = epoch_;
+      set_.push_back(added[i]);
+    }
+    for (std::size_t i = 0; i < seed_count; ++i)
+      visit(seeds[i], threshold, prune);
+    // Breadth-first over flows <-> channels: every channel a re-solved flow crosses is visited;
+    // unsaturated ones only as a boundary (not expanded), after the set is complete.
+    while (expanded_ < set_.size()) {
+      const FlowHot& g = hot_[set_[expanded_++]];
+      for (std::uint32_t k = 0; k < g.channel_count; ++k)
+        visit(g.channels[k], threshold, prune);
+    }
+    for (const ChannelId c : boundary_)
+      visit_boundary(c, threshold);
+    stats_.flows_solved += set_.size();
+    stats_.channels_solved += locals_.size();
+    fill();
+    if (!prune || boundary_holds(prune)) break;
+    ++stats_.extra_rounds;
+  }
+  commit();
+  completions_.arm();
+}
+
+bool FlowNetwork::boundary_holds(bool& prune) {
+  // The pruned solve is the max-min allocation if (i) every boundary channel is still
+  // unsaturated (nobody is stopped there, so the flows behind it need no change), and (ii) every
+  // channel that stopped flows stopped them no lower than the rates held outside on it.
+  // docs/network.md "Rate allocation" gives the argument. A boundary channel failing (i) is
+  // expanded next time; a failure of (ii) turns pruning off (the unpruned solve is exact on its
+  // own).
+  bool holds = true;
+  for (const Local& l : locals_) {
+    if (l.boundary) {
+      double load = l.outside;
+      for (std::uint32_t i = l.members_begin; i < l.members_end; ++i)
+        load += hot_[members_[i]].new_rate;
+      if (load >= channels_[l.channel].capacity * kCutMargin) {
+        channels_[l.channel].forced = resolve_id_;
+        holds = false;
+      }
+    } else if (l.level >= 0.0 && l.level < l.outside_max * kCutMargin) {
+      prune = false;
+      holds = false;
+    }
+  }
+  return holds;
+}
+
+void FlowNetwork::visit(ChannelId c, double threshold, bool prune) {
+  Channel& ch = channels_[c];
+  if (ch.mark == epoch_) return;
+  if (prune && ch.forced != resolve_id_ && ch.load < ch.capacity * kCutMargin) {
+    // Unsaturated: defer; it joins as a boundary once the set is complete.
+    if (ch.deferred != epoch_) {
+      ch.deferred = epoch_;
+      boundary_.push_back(c);
+    }
+    return;
+  }
+  ch.mark = epoch_;
+  ch.local = static_cast<std::uint32_t>(locals_.size());
+  const auto begin = static_cast<std::uint32_t>(members_.size());
+  // Flows below the threshold are held at their rates (their sum is the load left outside);
+  // the others join the set, so a channel's members are exactly its re-solved crossings.
+  // Rates are read from the channel's own array, so flows left out cost no access to hot_.
+  double outside = 0.0;
+  double outside_max = 0.0;
+  double caps = 0.0;
+  for (std::size_t k = 0; k < ch.flows.size(); ++k) {
+    const double r = ch.rates[k];
+    const std::uint32_t g = ch.flows[k];
+    if (!(r >= threshold)) {
+      outside += r;
+      outside_max = std::max(outside_max, r);
+      continue;
+    }
+    FlowHot& h = hot_[g];
+    if (h.mark != epoch_) {
+      h.mark = epoch_;
+      set_.push_back(g);
+    }
+    members_.push_back(g);
+    caps += h.cap;
+  }
+  const auto end = static_cast<std::uint32_t>(members_.size());
+  locals_.push_back(Local{c, outside, outside_max, std::max(0.0, ch.capacity - outside), caps, -1.0,
+                          end - begin, begin, end, false});
+}
+
+void FlowNetwork::visit_boundary(ChannelId c, double threshold) {
+  Channel& ch = channels_[c];
+  if (ch.mark == epoch_) return;  // expanded after all
+  ch.mark = epoch_;
+  ch.local = static_cast<std::uint32_t>(locals_.size());
+  const auto begin = static_cast<std::uint32_t>(members_.size());
+  double outside = 0.0;
+  double caps = 0.0;
+  for (std::size_t k = 0; k < ch.flows.size(); ++k) {
+    const std::uint32_t g = ch.flows[k];
+    const double r = ch.rates[k];
+    // Only new flows (kUnsolved) and flows at or above the threshold can be in the set.
+    if (!(r >= threshold) || hot_[g].mark != epoch_) {
+      outside += r;
+      continue;
+    }
+    members_.push_back(g);
+    caps += hot_[g].cap;
+  }
+  const auto end = static_cast<std::uint32_t>(members_.size());
+  locals_.push_back(Local{c, outside, 0.0, std::max(0.0, ch.capacity - outside), caps, -1.0,
+                          end - begin, begin, end, true});
+}
+
+void FlowNetwork::fill() {
+  double min_cap = kInf;
+  for (const std::uint32_t g : set_) {
+    FlowHot& h = hot_[g];
+    h.frozen = false;
+    h.new_rate = 0.0;
+    min_cap = std::min(min_cap, h.cap);
+  }
+  // Channel fair shares only grow as flows freeze (a flow freezes at the current level, which is
+  // at most every share), so a heap key is a lower bound of its channel's share: on reaching the
+  // top it is checked and, if stale, pushed again with the current share. A channel whose
+  // members' caps all fit in its capacity can never be what stops a flow, so it stays out.
+  auto later = [](const HeapEntry& a, const HeapEntry& b) {
+    return a.share > b.share || (a.share == b.share && a.local > b.local);
+  };
+  share_heap_.clear();
+  for (std::uint32_t i = 0; i < locals_.size(); ++i) {
+    const Local& l = locals_[i];
+    if (l.weight == 0 || l.caps <= l.remaining) continue;
+    share_heap_.push_back(HeapEntry{l.remaining / l.weight, i});
+  }
+  std::make_heap(share_heap_.begin(), share_heap_.end(), later);
+  // Caps matter only once the level reaches the smallest cap in the set; the cap heap (cap,
+  // slot) is built then, from the flows still unfrozen (often few by that time).
+  cap_heap_.clear();
+  bool caps_built = false;
+
+  std::size_t unfrozen = set_.size();
+  auto freeze = [&](std::uint32_t g, double rate) {
+    FlowHot& h = hot_[g];
+    h.frozen = true;
+    h.new_rate = rate;
+    --unfrozen;
+    for (std::uint32_t k = 0; k < h.channel_count; ++k) {
+      Local& l = locals_[channels_[h.channels[k]].local];
+      l.remaining -= rate;
+      --l.weight;
+    }
+  };
+
+  while (unfrozen > 0) {
+    double link_share = kInf;
+    std::uint32_t li = kNone;
+    while (!share_heap_.empty()) {
+      const HeapEntry top = share_heap_.front();
+      const Local& l = locals_[top.local];
+      std::pop_heap(share_heap_.begin(), share_heap_.end(), later);
+      share_heap_.pop_back();
+      if (l.weight == 0) continue;
+      const double share = l.remaining / l.weight;
+      if (share > top.share) {  // stale key: requeue with the current share
+        share_heap_.push_back(HeapEntry{share, top.local});
+        std::push_heap(share_heap_.begin(), share_heap_.end(), later);
+        continue;
+      }
+      link_share = share;
+      li = top.local;
+      break;
+    }
+    if (!caps_built && min_cap <= link_share) {
+      caps_built = true;
+      for (const std::uint32_t g : set_) {
+        if (!hot_[g].frozen && std::isfinite(hot_[g].cap))
+          cap_heap_.push_back(HeapEntry{hot_[g].cap, g});
+      }
+      std::make_heap(cap_heap_.begin(), cap_heap_.end(), later);
+    }
+    while (!cap_heap_.empty() && hot_[cap_heap_.front().local].frozen) {
+      std::pop_heap(cap_heap_.begin(), cap_heap_.end(), later);
+      cap_heap_.pop_back();
+    }
+    const double cap = cap_heap_.empty() ? kInf : cap_heap_.front().share;
+    if (li == kNone && std::isinf(cap)) break;  // cannot happen: unfrozen flows cross channels
+    if (cap <= link_share) {
+      if (li != kNone) {  // not saturated yet: back into the heap
+        share_heap_.push_back(HeapEntry{link_share, li});
+        std::push_heap(share_heap_.begin(), share_heap_.end(), later);
+      }
+      const std::uint32_t g = cap_heap_.front().local;
+      std::pop_heap(cap_heap_.begin(), cap_heap_.end(), later);
+      cap_heap_.pop_back();
+      freeze(g, cap);
+      continue;
+    }
+    const double level = std::max(0.0, link_share);
+    Local& l = locals_[li];
+    l.level = level;
+    for (std::uint32_t i = l.members_begin; i < l.members_end; ++i) {
+      const std::uint32_t g = members_[i];
+      if (!hot_[g].frozen) freeze(g, level);
+    }
+  }
+}
+
+void FlowNetwork::commit() {
+  // Only flows whose rate changed get new progress and a new finish time.
+  for (const std::uint32_t g : set_) {
+    FlowHot& h = hot_[g];
+    const double old_rate = h.rate;
+    const double new_rate = h.new_rate;
+    if (old_rate > 0.0 &&
+        std::fabs(new_rate - old_rate) <= kSameRate * std::max(new_rate, old_rate)) {
+      continue;
+    }
+    advance(g);
+    h.rate = new_rate;
+    const Flow& f = flows_[g];
+    for (std::uint32_t k = 0; k < h.channel_count; ++k)
+      channels_[h.channels[k]].rates[f.pos[k]] = new_rate;
+    ++stats_.rate_changes;
+    schedule_completion(g);
+  }
+  // Loads are rebuilt from the held load plus the committed rates, so rounding never
+  // accumulates over a long run, and an empty channel carries exactly nothing.
+  for (const Local& l : locals_) {
+    double load = l.outside;
+    for (std::uint32_t i = l.members_begin; i < l.members_end; ++i)
+      load += hot_[members_[i]].rate;
+    if (channels_[l.channel].flows.empty()) load = 0.0;
+    if (load != channels_[l.channel].load) set_load(l.channel, load);
+  }
+}
+
+}  // namespace sim::net
