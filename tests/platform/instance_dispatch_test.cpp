@@ -271,5 +271,46 @@ TEST(InstanceDispatch, ARequestQueuedAtAStoppingReplicaIsServed) {
   EXPECT_EQ(h.platform->instance_queues(), 1u);  // B's
 }
 
+// A replica's queue with a pending batcher wake-up is kept until the wake has fired: batches
+// of 2 with a 20 s timeout. A is ready by 24 s; the request of 30 s waits in A's queue for a
+// second one, with a wake-up at 50 s. A, idle, is stopped at 35 s: it ends at once and the
+// request goes back to the gateway, but A's queue stays while its wake-up is pending (40 s),
+// is pumped empty at 50 s and freed at a later tick (55 s). B, started at 60 s, takes the
+// request when it is ready (its timeout has passed).
+TEST(InstanceDispatch, AQueueWithAPendingWakeIsFreedAfterIt) {
+  ServerlessConfig c = testing::config(testing::host(1));
+  FunctionSpec f = testing::function("f", "test/fig42", 2);
+  f.batch_timeout = seconds(20);
+  c.functions.push_back(f);
+  c.dispatch_scope = DispatchScope::kInstance;
+  Harness h(std::move(c), testing::manual_policies());
+  const auto start_one = [&h] {
+    policy::Decisions d;
+    d.start.push_back({0, 1, std::nullopt, std::nullopt});
+    h.platform->apply(d);
+  };
+  h.sim.schedule_at(Time::zero(), start_one);
+  h.arrive(seconds(30), 0);
+  h.sim.schedule_at(seconds(35), [&h] {
+    policy::Decisions d;
+    d.stop.push_back({h.platform->view().instances.at(0).id});
+    h.platform->apply(d);
+  });
+  std::size_t at_40 = 9;
+  std::size_t at_55 = 9;
+  h.sim.schedule_at(seconds(40), [&h, &at_40] { at_40 = h.platform->instance_queues(); });
+  h.sim.schedule_at(seconds(55), [&h, &at_55] { at_55 = h.platform->instance_queues(); });
+  h.sim.schedule_at(seconds(60), start_one);
+  h.sim.run_until(seconds(150));
+  EXPECT_EQ(at_40, 1u);
+  EXPECT_EQ(at_55, 0u);
+  ASSERT_EQ(h.records.size(), 1u);
+  const auto& cs = h.platform->cold_starts();
+  ASSERT_EQ(cs.size(), 2u);
+  const Time b_ready = cs[1].started + cs[1].download + cs[1].runtime + cs[1].load + cs[1].copy;
+  ASSERT_GT(b_ready, seconds(60));
+  EXPECT_EQ(h.records[0].start, b_ready);
+}
+
 }  // namespace
 }  // namespace sim::platform
