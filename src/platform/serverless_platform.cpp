@@ -54,5 +54,8 @@ std::uint64_t ServerlessPlatform::dropped() const {
 std::uint64_t ServerlessPlatform::completed() const {
   return plane_->completed();
 }
+std::size_t ServerlessPlatform::instance_queues() const {
+  return plane_->instance_queues();
+}
 
 }  // namespace sim::platform

@@ -177,5 +177,140 @@ TEST(InstanceDispatch, RoundRobinIgnoresLoad) {
   EXPECT_EQ(r[2].start, seconds(34.1));
 }
 
+// Replica churn: 50 cycles of 60 s on one GPU. Cycle k (t0 = 60k s) starts one replica at t0
+// (ready by t0 + 24 s), sends it one request at t0 + 30 s (served at once, 4 s) and stops it,
+// idle, at t0 + 40 s. The control loop ticks every second, so by t0 + 39 s the queues of the
+// earlier replicas have been freed and only this one's is held; by t0 + 50 s none is.
+TEST(InstanceDispatch, ReplicaChurnKeepsTheQueuesBounded) {
+  constexpr int kCycles = 50;
+  ServerlessConfig c = testing::config(testing::host(1));
+  c.functions.push_back(testing::function("f", "test/fig42", 1));
+  c.dispatch_scope = DispatchScope::kInstance;
+  Harness h(std::move(c), testing::manual_policies());
+  std::vector<std::size_t> live;   // at t0 + 39 s
+  std::vector<std::size_t> ended;  // at t0 + 50 s
+  for (int k = 0; k < kCycles; ++k) {
+    const double t0 = 60.0 * k;
+    h.sim.schedule_at(seconds(t0), [&h] {
+      policy::Decisions d;
+      d.start.push_back({0, 1, std::nullopt, std::nullopt});
+      h.platform->apply(d);
+    });
+    h.arrive(seconds(t0 + 30), 0);
+    h.sim.schedule_at(seconds(t0 + 39),
+                      [&h, &live] { live.push_back(h.platform->instance_queues()); });
+    h.sim.schedule_at(seconds(t0 + 40), [&h] {
+      policy::Decisions d;
+      d.stop.push_back({h.platform->view().instances.at(0).id});
+      h.platform->apply(d);
+    });
+    h.sim.schedule_at(seconds(t0 + 50),
+                      [&h, &ended] { ended.push_back(h.platform->instance_queues()); });
+  }
+  h.sim.run_until(seconds(60.0 * kCycles));
+  ASSERT_EQ(h.records.size(), static_cast<std::size_t>(kCycles));
+  for (const auto& r : h.records)
+    EXPECT_EQ(r.start, r.arrival) << r.id;  // each served at once by its cycle's replica
+  EXPECT_EQ(h.platform->live_instances(), 0u);
+  ASSERT_EQ(live.size(), static_cast<std::size_t>(kCycles));
+  ASSERT_EQ(ended.size(), static_cast<std::size_t>(kCycles));
+  for (int k = 0; k < kCycles; ++k) {
+    EXPECT_EQ(live[static_cast<std::size_t>(k)], 1u) << k;
+    EXPECT_EQ(ended[static_cast<std::size_t>(k)], 0u) << k;
+  }
+}
+
+// A request waiting in a stopping replica's queue outlives the queue: A (one GPU) is ready by
+// 24 s; requests at 30.0 s (A runs it 30-34 s) and 30.1 s (waits for A). A is stopped at 31 s:
+// it drains, and the waiting request goes back to the gateway, which holds it (no ready
+// replica). A ends at 34 s and its queue is freed at a tick; B, started at 40 s, takes the
+// held request when it is ready.
+TEST(InstanceDispatch, ARequestQueuedAtAStoppingReplicaIsServed) {
+  ServerlessConfig c = testing::config(testing::host(1));
+  c.functions.push_back(testing::function("f", "test/fig42", 1));
+  c.dispatch_scope = DispatchScope::kInstance;
+  Harness h(std::move(c), testing::manual_policies());
+  const auto start_one = [&h] {
+    policy::Decisions d;
+    d.start.push_back({0, 1, std::nullopt, std::nullopt});
+    h.platform->apply(d);
+  };
+  h.sim.schedule_at(Time::zero(), start_one);
+  h.arrive(seconds(30.0), 0);
+  h.arrive(seconds(30.1), 0);
+  std::size_t queues_at_30_5 = 0;
+  h.sim.schedule_at(seconds(30.5),
+                    [&h, &queues_at_30_5] { queues_at_30_5 = h.platform->instance_queues(); });
+  h.sim.schedule_at(seconds(31), [&h] {
+    policy::Decisions d;
+    d.stop.push_back({h.platform->view().instances.at(0).id});
+    h.platform->apply(d);
+  });
+  std::size_t queues_at_36 = 0;
+  std::uint64_t in_system_at_36 = 0;
+  h.sim.schedule_at(seconds(36), [&h, &queues_at_36, &in_system_at_36] {
+    queues_at_36 = h.platform->instance_queues();
+    in_system_at_36 = h.platform->requests_in_system();
+  });
+  h.sim.schedule_at(seconds(40), start_one);
+  h.sim.run_until(seconds(120));
+  EXPECT_EQ(queues_at_30_5, 1u);   // A's, holding the request of 30.1 s
+  EXPECT_EQ(queues_at_36, 0u);     // A ended at 34 s; its queue was freed
+  EXPECT_EQ(in_system_at_36, 1u);  // the request of 30.1 s, held at the gateway
+  ASSERT_EQ(h.records.size(), 2u);
+  EXPECT_EQ(h.platform->requests_in_system(), 0u);
+  auto r = h.records;
+  std::sort(r.begin(), r.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
+  EXPECT_EQ(r[0].finish, seconds(34));
+  const auto& cs = h.platform->cold_starts();
+  ASSERT_EQ(cs.size(), 2u);
+  const Time b_ready = cs[1].started + cs[1].download + cs[1].runtime + cs[1].load + cs[1].copy;
+  ASSERT_GT(b_ready, seconds(40));
+  EXPECT_EQ(r[1].start, b_ready);
+  EXPECT_EQ(r[1].finish, b_ready + seconds(4));
+  EXPECT_EQ(h.platform->instance_queues(), 1u);  // B's
+}
+
+// A replica's queue with a pending batcher wake-up is kept until the wake has fired: batches
+// of 2 with a 20 s timeout. A is ready by 24 s; the request of 30 s waits in A's queue for a
+// second one, with a wake-up at 50 s. A, idle, is stopped at 35 s: it ends at once and the
+// request goes back to the gateway, but A's queue stays while its wake-up is pending (40 s),
+// is pumped empty at 50 s and freed at a later tick (55 s). B, started at 60 s, takes the
+// request when it is ready (its timeout has passed).
+TEST(InstanceDispatch, AQueueWithAPendingWakeIsFreedAfterIt) {
+  ServerlessConfig c = testing::config(testing::host(1));
+  FunctionSpec f = testing::function("f", "test/fig42", 2);
+  f.batch_timeout = seconds(20);
+  c.functions.push_back(f);
+  c.dispatch_scope = DispatchScope::kInstance;
+  Harness h(std::move(c), testing::manual_policies());
+  const auto start_one = [&h] {
+    policy::Decisions d;
+    d.start.push_back({0, 1, std::nullopt, std::nullopt});
+    h.platform->apply(d);
+  };
+  h.sim.schedule_at(Time::zero(), start_one);
+  h.arrive(seconds(30), 0);
+  h.sim.schedule_at(seconds(35), [&h] {
+    policy::Decisions d;
+    d.stop.push_back({h.platform->view().instances.at(0).id});
+    h.platform->apply(d);
+  });
+  std::size_t at_40 = 9;
+  std::size_t at_55 = 9;
+  h.sim.schedule_at(seconds(40), [&h, &at_40] { at_40 = h.platform->instance_queues(); });
+  h.sim.schedule_at(seconds(55), [&h, &at_55] { at_55 = h.platform->instance_queues(); });
+  h.sim.schedule_at(seconds(60), start_one);
+  h.sim.run_until(seconds(150));
+  EXPECT_EQ(at_40, 1u);
+  EXPECT_EQ(at_55, 0u);
+  ASSERT_EQ(h.records.size(), 1u);
+  const auto& cs = h.platform->cold_starts();
+  ASSERT_EQ(cs.size(), 2u);
+  const Time b_ready = cs[1].started + cs[1].download + cs[1].runtime + cs[1].load + cs[1].copy;
+  ASSERT_GT(b_ready, seconds(60));
+  EXPECT_EQ(h.records[0].start, b_ready);
+}
+
 }  // namespace
 }  // namespace sim::platform

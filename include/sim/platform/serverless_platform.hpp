@@ -47,6 +47,9 @@ class ServerlessPlatform final : public Platform {
   [[nodiscard]] std::uint64_t running() const;
   [[nodiscard]] std::uint64_t dropped() const;
   [[nodiscard]] std::uint64_t completed() const;
+  /// Per-replica queues held under dispatch_scope instance (for tests: they are freed once
+  /// their replica has ended and they are empty).
+  [[nodiscard]] std::size_t instance_queues() const;
 
  private:
   std::unique_ptr<serverless::ControlPlane> plane_;

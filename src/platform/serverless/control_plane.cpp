@@ -216,6 +216,7 @@ void ControlPlane::refresh_placement_view(policy::PlatformView& pv, int host) {
 
 void ControlPlane::tick() {
   graveyard_.clear();
+  free_ended_queues();
   const Time now = sim_.now();
   const Time longest = *std::max_element(config_.rate_windows.begin(), config_.rate_windows.end());
   for (auto& f : fns_)

@@ -47,6 +47,8 @@ class ControlPlane final : private FleetEvents, private BatchEvents {
   [[nodiscard]] std::uint64_t running() const { return running_requests_; }
   [[nodiscard]] std::uint64_t dropped() const { return dropped_; }
   [[nodiscard]] std::uint64_t completed() const { return completed_; }
+  /// Replica queues held (DispatchScope::kInstance): live replicas' and those not yet freed.
+  [[nodiscard]] std::size_t instance_queues() const;
 
  private:
   // FleetEvents.
@@ -93,6 +95,8 @@ class ControlPlane final : private FleetEvents, private BatchEvents {
   [[nodiscard]] bool serves(const Inst& inst, const Queue& q) const;
   void schedule_reroute();
   void reroute_stranded();
+  /// Frees the queues of ended replicas that nothing can reach any more (tick()).
+  void free_ended_queues();
   /// ContainerMemory::kWeightsResident: whether a batch of `inst` may start now (its
   /// activations fit the free memory of its GPU or slice); always true without activations.
   [[nodiscard]] bool activations_fit(const Inst& inst) const;

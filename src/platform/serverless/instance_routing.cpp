@@ -6,6 +6,8 @@
 // which an instance drains first when it becomes idle (became_idle). A request in the queue of
 // an instance that stops is routed again (reroute_stranded).
 
+#include <algorithm>
+
 #include "control_plane.hpp"
 
 namespace sim::platform::serverless {
@@ -70,6 +72,45 @@ Queue& ControlPlane::route_instance(Queue& cluster) {
     });
   }
   return instance_queue(cluster, *chosen);
+}
+
+std::size_t ControlPlane::instance_queues() const {
+  std::size_t n = 0;
+  for (const auto& q : queues_)
+    n += q->replicas.size();
+  return n;
+}
+
+// What refers to a replica's queue: its cluster queue's `replicas` (the owner), node_queues_,
+// memory_waiting_, its pending `wake` event, and, within one event only, the locals of
+// pump(), reroute_stranded() and pump_memory_waiting(). This runs from tick(), an event of its
+// own, so none of those locals is alive. A queue is freed once
+//  - its replica has ended (find() is null): nothing creates its queue again, since
+//    instance_queue() is reached only for a live instance (became_idle, route_instance);
+//  - it is empty: reroute_stranded() (scheduled by stop() and terminate()) has sent its
+//    requests back through the gateway; a queue still holding some waits for a later tick;
+//  - its wake is not pending: the event captures the queue's address. Not cancelled, since a
+//    cancelled event would change the run's event count; it fires on an empty queue (pump()
+//    does nothing) and the queue goes at a later tick.
+// Dropping it from node_queues_ and memory_waiting_ changes no behaviour: both are walked
+// only to pump queues or count requests, and an empty queue has none. The other queues keep
+// their order.
+void ControlPlane::free_ended_queues() {
+  if (config_.dispatch_scope != DispatchScope::kInstance) return;
+  std::size_t kept = 0;
+  for (std::size_t k = 0; k < node_queues_.size(); ++k) {
+    Queue* q = node_queues_[k];
+    const bool unreachable = q->instance != 0 && find(q->instance) == nullptr &&
+                             q->requests.empty() && !q->wake.pending();
+    if (!unreachable) {
+      node_queues_[kept++] = q;
+      continue;
+    }
+    memory_waiting_.erase(std::remove(memory_waiting_.begin(), memory_waiting_.end(), q),
+                          memory_waiting_.end());
+    q->cluster->replicas.erase(q->instance);  // frees *q
+  }
+  node_queues_.resize(kept);
 }
 
 }  // namespace sim::platform::serverless
