@@ -18,11 +18,18 @@ struct SourcingRequest {
   int host = 0;                   ///< the host the instance starts on
   bool local_copy = false;        ///< the host already keeps the bytes in spare memory
   std::vector<int> remote_hosts;  ///< other available hosts keeping the bytes, ascending
+  /// Other available hosts running a ready whole instance of the starting function (idle or
+  /// busy; not
+  /// cold-starting, draining or a part of a partitioned replica), ascending. A live instance
+  /// holds the model whether or not the host's cache still keeps the bytes, so a host may be
+  /// here and not in remote_hosts, and a host keeping only a stopped instance's copy is in
+  /// remote_hosts only.
+  std::vector<int> live_hosts;
 };
 
 struct SourceChoice {
   SourceKind kind = SourceKind::kStore;
-  int host = -1;  ///< kRemoteHost: which one (one of remote_hosts)
+  int host = -1;  ///< kRemoteHost: which one (one of remote_hosts or live_hosts)
   /// kStore or kRemoteHost: chained multicast (Flashpoint thesis §6.2). Cold starts of the same
   /// model from the same source that begin at the same simulated time and ask for a chain
   /// share one chain source -> host_1 -> host_2 -> ... (hosts in the order their cold starts

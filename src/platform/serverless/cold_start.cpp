@@ -66,11 +66,14 @@ void ColdStarts::begin(Inst& inst) {
   for (const auto& h : hosts_)
     if (h->index != host.index && h->available && h->cache.contains(fn.spec.model))
       req.remote_hosts.push_back(h->index);
+  req.live_hosts = live_hosts(fn, host.index);
   auto choice = sourcing_.choose(req);
+  const auto listed = [&choice](const std::vector<int>& hosts) {
+    return std::find(hosts.begin(), hosts.end(), choice.host) != hosts.end();
+  };
   if ((choice.kind == policy::SourceKind::kLocalMemory && !req.local_copy) ||
-      (choice.kind == policy::SourceKind::kRemoteHost &&
-       std::find(req.remote_hosts.begin(), req.remote_hosts.end(), choice.host) ==
-           req.remote_hosts.end()) ||
+      (choice.kind == policy::SourceKind::kRemoteHost && !listed(req.remote_hosts) &&
+       !listed(req.live_hosts)) ||
       (choice.kind == policy::SourceKind::kStore && net_.topology && !net_.store)) {
     ++counts_.rejected["sourcing"];
     choice = {policy::SourceKind::kStore, -1};
@@ -123,6 +126,25 @@ void ColdStarts::begin(Inst& inst) {
     it = downloads_.emplace(key, std::move(pd)).first;
   }
   it->second->waiters.push_back(id);
+}
+
+// Over the function's own instances, not every instance of the platform: a cold start pays
+// for its function's live instances only (large runs start thousands).
+std::vector<int> ColdStarts::live_hosts(const Fn& fn, int except) const {
+  std::vector<int> out;
+  for (const InstanceId id : fn.instances) {
+    const auto it = instances_.find(id);
+    if (it == instances_.end()) continue;
+    const Inst& i = *it->second;
+    const auto state = i.life.state();
+    if (i.replica || i.loc.host == except) continue;
+    if (state != InstanceState::kIdle && state != InstanceState::kBusy) continue;
+    if (!hosts_[static_cast<std::size_t>(i.loc.host)]->available) continue;
+    out.push_back(i.loc.host);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
 }
 
 void ColdStarts::join_chain(Inst& inst, const policy::SourceChoice& choice) {

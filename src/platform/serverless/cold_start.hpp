@@ -52,6 +52,8 @@ class ColdStarts {
   struct Chain;
 
   Inst* find(InstanceId id);
+  /// Hosts other than `except` where a ready whole instance of `fn` runs, ascending.
+  [[nodiscard]] std::vector<int> live_hosts(const Fn& fn, int except) const;
   void join_chain(Inst& inst, const policy::SourceChoice& choice);
   void launch_chain(std::uint64_t chain);
   void download_done(InstanceId id);

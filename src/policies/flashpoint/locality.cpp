@@ -64,11 +64,13 @@ SourceChoice HierarchicalSourcing::choose(const SourcingRequest& r) {
     return c;
   }
   c.chain = config_.chain;
-  if (config_.remote && !r.remote_hosts.empty()) {
+  const std::vector<int>& senders =
+      config_.senders == Senders::kLive ? r.live_hosts : r.remote_hosts;
+  if (config_.remote && !senders.empty()) {
     // Senders in turn: receivers spread evenly over the hosts holding the model.
     std::size_t& next = next_sender_[r.model];
     c.kind = SourceKind::kRemoteHost;
-    c.host = r.remote_hosts[next % r.remote_hosts.size()];
+    c.host = senders[next % senders.size()];
     c.loaded = config_.remote_loaded;
     ++next;
     return c;

@@ -33,11 +33,17 @@ class LocalityPlacement final : public Placement {
 class HierarchicalSourcing final : public ColdStartSourcing {
  public:
   enum class Local : std::uint8_t { kOff, kBytes, kLoaded };
+  enum class Senders : std::uint8_t { kCached, kLive };
   struct Config {
     Local local = Local::kLoaded;  ///< use the host's own copy (kLoaded: skip the load stage)
     bool remote = true;            ///< use another host's copy (remote memory pooling)
-    bool chain = false;            ///< chained multicast from the store or a remote sender
-    bool share = true;             ///< download sharing for unchained downloads
+    /// Which other hosts may send (with `remote`): kCached, every host keeping the bytes in
+    /// memory, pooled copies of stopped replicas included (§5.2.1); kLive, only hosts running a
+    /// replica of the model, the senders of §6.1.2 ("half of the running replicas can act as
+    /// sources"), §6.2 and Listing 7.1.
+    Senders senders = Senders::kCached;
+    bool chain = false;  ///< chained multicast from the store or a remote sender
+    bool share = true;   ///< download sharing for unchained downloads
     /// A remote host sends the model loaded (the receiver skips the load stage). false: the
     /// thesis's Fig. 5.3b (§5.2.3): transfer, load, then copy to the GPU.
     bool remote_loaded = false;

@@ -266,6 +266,13 @@ PolicyKind hierarchical() {
           "is loaded again: Atoll), loaded (only the copy to the GPU remains: GPU-enabled FaaS, "
           "Flashpoint)");
   s->add("remote", ParamType::kBool).def(true).doc("source from another host's memory (LC)");
+  s->add("remote_senders", ParamType::kChoice)
+      .def("cached")
+      .one_of({"cached", "live"})
+      .doc(
+          "with remote, which hosts may send: cached (every host keeping the model in memory, "
+          "pooled copies of stopped replicas included, §5.2.1), live (only hosts running a "
+          "replica of it: §6.1.2, §6.2, Listing 7.1's senders for chained multicast)");
   s->add("remote_loaded", ParamType::kBool)
       .def(false)
       .doc(
@@ -286,6 +293,9 @@ PolicyKind hierarchical() {
                       : local == "bytes" ? HierarchicalSourcing::Local::kBytes
                                          : HierarchicalSourcing::Local::kLoaded;
             c.remote = p.at("remote").get<bool>();
+            c.senders = p.at("remote_senders").get<std::string>() == "live"
+                            ? HierarchicalSourcing::Senders::kLive
+                            : HierarchicalSourcing::Senders::kCached;
             c.chain = p.at("chain").get<bool>();
             c.share = p.at("share").get<bool>();
             c.remote_loaded = p.at("remote_loaded").get<bool>();

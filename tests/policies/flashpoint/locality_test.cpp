@@ -97,8 +97,15 @@ TEST(LocalityGreedy, SkipsHostsWithoutRoomForTheModelBytes) {
   EXPECT_EQ(loc->host, 1);
 }
 
-SourcingRequest request(int host, bool local, std::vector<int> remote) {
-  return {kModel, 11.408e9, host, local, std::move(remote)};
+SourcingRequest request(int host, bool local, std::vector<int> remote, std::vector<int> live = {}) {
+  SourcingRequest r;
+  r.model = kModel;
+  r.bytes = 11.408e9;
+  r.host = host;
+  r.local_copy = local;
+  r.remote_hosts = std::move(remote);
+  r.live_hosts = std::move(live);
+  return r;
 }
 
 TEST(Hierarchical, LocalThenRemoteThenStore) {
@@ -128,6 +135,35 @@ TEST(Hierarchical, SendersMappedEvenlyWithChains) {
     senders.push_back(c.host);
   }
   EXPECT_EQ(senders, (std::vector<int>{1, 2, 1, 2, 1}));
+}
+
+// remote_senders: live (§6.1.2: running replicas are the sources): host 1 keeps only a stopped
+// replica's pooled copy (remote_hosts), hosts 2 and 3 run replicas (3 without the bytes cached
+// any more). The senders in turn are 2, 3, 2, never 1; with cached (the default) 1, 2, 1.
+// Without a live replica the chain comes from the store, even though host 1 keeps a copy.
+TEST(Hierarchical, LiveSendersOnlyHostsRunningAReplica) {
+  HierarchicalSourcing::Config cfg;
+  cfg.local = HierarchicalSourcing::Local::kOff;
+  cfg.chain = true;
+  cfg.senders = HierarchicalSourcing::Senders::kLive;
+  HierarchicalSourcing live(cfg);
+  std::vector<int> senders;
+  for (int r = 0; r < 3; ++r) {
+    const auto c = live.choose(request(10 + r, false, {1, 2}, {2, 3}));
+    EXPECT_EQ(c.kind, SourceKind::kRemoteHost);
+    EXPECT_TRUE(c.chain);
+    senders.push_back(c.host);
+  }
+  EXPECT_EQ(senders, (std::vector<int>{2, 3, 2}));
+  const auto none = live.choose(request(20, false, {1}, {}));
+  EXPECT_EQ(none.kind, SourceKind::kStore);
+  EXPECT_TRUE(none.chain);
+  cfg.senders = HierarchicalSourcing::Senders::kCached;
+  HierarchicalSourcing cached(cfg);
+  senders.clear();
+  for (int r = 0; r < 3; ++r)
+    senders.push_back(cached.choose(request(10 + r, false, {1, 2}, {2, 3})).host);
+  EXPECT_EQ(senders, (std::vector<int>{1, 2, 1}));
 }
 
 TEST(Hierarchical, BaselineAtollAndFaasSettings) {
