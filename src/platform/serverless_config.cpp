@@ -17,6 +17,21 @@ using nlohmann::json;
 
 namespace {
 
+/// Policies are no part of ServerlessConfig: every component type resolves to an empty schema.
+class AnyComponent final : public config::ComponentLookup {
+ public:
+  [[nodiscard]] const config::Schema* find(const std::string& /*category*/,
+                                           const std::string& /*type*/) const override {
+    return &empty_;
+  }
+  [[nodiscard]] std::vector<std::string> types(const std::string& /*category*/) const override {
+    return {};
+  }
+
+ private:
+  config::Schema empty_{"any"};
+};
+
 double bytes_of(const json& o, const std::string& key) {
   return config::get_bytes(o, key);
 }
@@ -75,34 +90,22 @@ FunctionBilling read_billing(const json& b) {
   return fb;
 }
 
-/// Policies are no part of ServerlessConfig: every component type resolves to an empty schema.
-class AnyComponent final : public config::ComponentLookup {
- public:
-  [[nodiscard]] const config::Schema* find(const std::string& /*category*/,
-                                           const std::string& /*type*/) const override {
-    return &empty_;
-  }
-  [[nodiscard]] std::vector<std::string> types(const std::string& /*category*/) const override {
-    return {};
-  }
-
- private:
-  config::Schema empty_{"any"};
-};
-
 /// The schema's defaults: a section with one function (the schema requires one) and nothing
 /// else, resolved.
 json default_section() {
-  const AnyComponent any;
   config::Diagnostics diag;
-  json section = serverless_schema()->resolve(
-      json{{"functions", json::array({json{{"name", ""}, {"model", ""}}})}}, "/platform", diag,
-      &any);
+  json section = resolve_platform_section(
+      json{{"functions", json::array({json{{"name", ""}, {"model", ""}}})}}, diag);
   diag.throw_if_errors();
   return section;
 }
 
 }  // namespace
+
+json resolve_platform_section(const json& section, config::Diagnostics& diag) {
+  const AnyComponent any;
+  return serverless_schema()->resolve(section, "/platform", diag, &any);
+}
 
 ServerlessConfig read_serverless_config(const json& p) {
   ServerlessConfig c;
@@ -176,12 +179,11 @@ HostTemplate default_host_template() {
 }
 
 FunctionBilling default_function_billing() {
-  const AnyComponent any;
   config::Diagnostics diag;
-  const json section = serverless_schema()->resolve(
-      json{{"functions", json::array({json{{"name", ""}, {"model", ""}}})},
-           {"billing", json::object()}},
-      "/platform", diag, &any);
+  const json section =
+      resolve_platform_section(json{{"functions", json::array({json{{"name", ""}, {"model", ""}}})},
+                                    {"billing", json::object()}},
+                               diag);
   diag.throw_if_errors();
   return read_billing(section.at("billing"));
 }

@@ -21,24 +21,8 @@ namespace {
 
 using nlohmann::json;
 
-/// Policies are no part of the platform section's reading: any component resolves as empty.
-class AnyComponent final : public config::ComponentLookup {
- public:
-  [[nodiscard]] const config::Schema* find(const std::string& /*category*/,
-                                           const std::string& /*type*/) const override {
-    return &empty_;
-  }
-  [[nodiscard]] std::vector<std::string> types(const std::string& /*category*/) const override {
-    return {};
-  }
-
- private:
-  config::Schema empty_{"any"};
-};
-
 json resolve(const json& section, config::Diagnostics& diag) {
-  const AnyComponent any;
-  return serverless_schema()->resolve(section, "/platform", diag, &any);
+  return resolve_platform_section(section, diag);
 }
 
 json resolved(const json& section) {
