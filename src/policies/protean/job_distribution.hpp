@@ -38,8 +38,9 @@ std::vector<double> tag_slices(std::span<const double> available_memory_ascendin
 double strict_eta(const SliceLoad& slice, double job_fbr);
 
 /// choose_strict_slice (Algorithm 1, marker 7): among slices not fully tagged (tag < 1), the
-/// one with the least eta (eq. 2); ties to the lower index. Falls back to the least eta over all
-/// slices when every slice is fully tagged. nullopt only when `slices` is empty.
+/// one with the least eta (eq. 2); equal eta to the slice with the least predicted co-runner
+/// FBR (load balancing across slices, §3-4), then to the lower index. Falls back to the least
+/// eta over all slices when every slice is fully tagged. nullopt only when `slices` is empty.
 std::optional<std::size_t> choose_strict_slice(std::span<const SliceLoad> slices, double job_fbr);
 
 /// choose_best_effort_slice (Algorithm 1, marker 8): first-fit bin packing over the slices in

@@ -60,6 +60,31 @@ TEST(ChooseStrictSlice, TradesResourceDeficiencyAgainstInterference) {
   EXPECT_EQ(choose_strict_slice(slices, 0.48), 0U);
 }
 
+TEST(ChooseStrictSlice, EqualEtaGoesToTheLessLoadedSlice) {
+  // Two 4g.20gb slices (RDF 1.4125), the first with one strict ResNet 50 (FBR 0.48), the
+  // second empty. Another ResNet 50: eta = 1.4125 x max{0.48 + 0.48, 1} = 1.4125 on the first,
+  // 1.4125 x max{0.48, 1} = 1.4125 on the second: a tie, which goes to the second (co-runner
+  // FBR 0 < 0.48), not to the lower index.
+  SliceLoad busy;
+  busy.rdf = 1.4125;
+  busy.strict_fbr = 0.48;
+  SliceLoad empty;
+  empty.rdf = 1.4125;
+  std::vector<SliceLoad> slices{busy, empty};
+  EXPECT_EQ(choose_strict_slice(slices, 0.48), 1U);
+  // A tagged BE occupancy counts as co-runner FBR too: 0.3 tagged on the second against 0.48
+  // strict on the first -> still the second; 0.6 tagged (eta 1.4125 x 1.08 = 1.5255 > 1.4125)
+  // -> the first, on eta alone.
+  slices[1].tagged_best_effort_fbr = 0.3;
+  EXPECT_EQ(choose_strict_slice(slices, 0.48), 1U);
+  slices[1].tagged_best_effort_fbr = 0.6;
+  EXPECT_EQ(choose_strict_slice(slices, 0.48), 0U);
+  // Equal eta and equal co-runner FBR: the lower index.
+  slices[1].tagged_best_effort_fbr = 0.0;
+  slices[1].best_effort_fbr = 0.48;
+  EXPECT_EQ(choose_strict_slice(slices, 0.48), 0U);
+}
+
 TEST(ChooseStrictSlice, SkipsFullyTaggedSlicesUnlessAllAre) {
   // The 1g (RDF 1 here, to make it the least eta) is fully tagged for BE: excluded.
   SliceLoad tagged;
