@@ -142,6 +142,8 @@ ServerlessConfig read_serverless_config(const json& p) {
                                            : DispatchScope::kCluster;
   c.gateway = p.at("gateway").get<std::string>() == "least-loaded" ? GatewayRoute::kLeastLoaded
                                                                    : GatewayRoute::kRoundRobin;
+  c.node_backlog =
+      p.at("node_backlog").get<std::string>() == "share" ? NodeBacklog::kShare : NodeBacklog::kWait;
   c.container_memory = p.at("container_memory").get<std::string>() == "weights-resident"
                            ? ContainerMemory::kWeightsResident
                            : ContainerMemory::kBatchFootprint;

@@ -322,6 +322,14 @@ std::shared_ptr<const config::Schema> serverless_schema() {
           "with the fewest queued requests and running batches per instance; dispatch_scope "
           "instance: round-robin over the ready instances, or the one with the fewest queued "
           "and running requests");
+  schema->add("node_backlog", ParamType::kChoice)
+      .def("wait")
+      .one_of({"wait", "share"})
+      .doc(
+          "dispatch_scope node: wait, a node's queued requests wait for that node's instances; "
+          "share, an instance that becomes idle with nothing queued at its node takes a batch "
+          "of the oldest requests from the longest queue of its function at a node without an "
+          "idle instance");
   schema->add("container_memory", ParamType::kChoice)
       .def("batch-footprint")
       .one_of({"batch-footprint", "weights-resident"})

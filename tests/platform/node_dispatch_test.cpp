@@ -61,6 +61,23 @@ TEST(NodeDispatch, RoundRobinHoldsARequestAtItsBusyNode) {
   EXPECT_EQ(r[3].queue_wait, seconds(29.1) - seconds(25.3));
 }
 
+TEST(NodeDispatch, SharedBacklogGoesToAnIdleInstanceOfAnotherNode) {
+  // As RoundRobinHoldsARequestAtItsBusyNode, with node_backlog share: r3 waits at node 1
+  // (device 2 busy until 29.1 s); at 29 s device 0's instance becomes idle with nothing
+  // queued at node 0 and takes r3 from node 1 (no idle instance there): start 29 s, finish
+  // 33 s on device 0, queue wait 29 - 25.3 s. The others are as without sharing.
+  auto c = three_gpus_on_two_nodes(DispatchScope::kNode, GatewayRoute::kRoundRobin);
+  c.node_backlog = NodeBacklog::kShare;
+  const auto r = run(std::move(c));
+  ASSERT_EQ(r.size(), 4u);
+  EXPECT_EQ(r[1].device, 2);
+  EXPECT_EQ(r[2].device, 1);
+  EXPECT_EQ(r[3].device, 0);
+  EXPECT_EQ(r[3].start, seconds(29));
+  EXPECT_EQ(r[3].finish, seconds(33));
+  EXPECT_EQ(r[3].queue_wait, seconds(29) - seconds(25.3));
+}
+
 TEST(NodeDispatch, LeastLoadedWeighsRunningBatchesPerInstance) {
   const auto r = run(three_gpus_on_two_nodes(DispatchScope::kNode, GatewayRoute::kLeastLoaded));
   ASSERT_EQ(r.size(), 4u);

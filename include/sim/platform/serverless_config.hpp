@@ -102,6 +102,16 @@ enum class GatewayRoute : std::uint8_t {
   kLeastLoaded  ///< the node with the fewest queued and running batches per routable instance
 };
 
+/// DispatchScope::kNode: what a node's queued requests do when another node's instance of
+/// their function is idle.
+enum class NodeBacklog : std::uint8_t {
+  kWait,  ///< they wait for their own node's instances (the gateway's choice is final)
+  /// an instance that becomes idle with nothing queued at its node takes a batch's worth of
+  /// the oldest requests from the longest queue of its function at a node without an idle
+  /// instance (work sharing between nodes)
+  kShare
+};
+
 /// What GPU memory a container holds (docs/policy-authors.md "Container memory").
 enum class ContainerMemory : std::uint8_t {
   /// its model's whole batch footprint (weights + a full batch's activations) for its
@@ -134,6 +144,7 @@ struct ServerlessConfig {
   std::uint64_t queue_capacity{};  ///< per queue; arrivals beyond it are dropped
   DispatchScope dispatch_scope{};
   GatewayRoute gateway{};
+  NodeBacklog node_backlog{};
   ContainerMemory container_memory{};
   /// How CPU instances draw a batch's latency from HarmonyBatch eq. 1.
   gpu::CpuLatencyMode cpu_latency{};

@@ -95,6 +95,9 @@ class ControlPlane final : private FleetEvents, private BatchEvents {
   [[nodiscard]] bool serves(const Inst& inst, const Queue& q) const;
   void schedule_reroute();
   void reroute_stranded();
+  /// NodeBacklog::kShare: moves a batch of the oldest requests of the longest queue of the
+  /// group at a node without an idle instance to `own` (empty); whether it moved any.
+  bool share_backlog(Queue& own, const Inst& inst);
   /// Frees the queues of ended replicas that nothing can reach any more (tick()).
   void free_ended_queues();
   /// ContainerMemory::kWeightsResident: whether a batch of `inst` may start now (its

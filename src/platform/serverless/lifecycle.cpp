@@ -139,6 +139,12 @@ void ControlPlane::became_idle(Inst& inst) {
       Queue& nq = node_queue(*fn.queue, x->loc.host);
       add_idle(nq, id);
       pump(nq);
+      if (config_.node_backlog == NodeBacklog::kShare && nq.requests.empty()) {
+        Inst* y = find(id);
+        if (y != nullptr && y->life.state() == InstanceState::kIdle && share_backlog(nq, *y)) {
+          pump(nq);
+        }
+      }
     }
   }
   if (config_.dispatch_scope == DispatchScope::kInstance) {

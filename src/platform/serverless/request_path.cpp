@@ -159,6 +159,34 @@ void ControlPlane::reroute_stranded() {
     pump(*q);
 }
 
+bool ControlPlane::share_backlog(Queue& own, const Inst& inst) {
+  // The longest queue of the group at another node none of whose instances is idle (ties to
+  // the lower host): its requests would otherwise wait there while `inst` stays idle.
+  Queue* from = nullptr;
+  for (auto& [host, q] : own.cluster->nodes) {
+    if (host == own.host || !q || q->requests.empty()) continue;
+    bool idle_there = false;
+    for (const InstanceId id : q->idle) {
+      const Inst* i = find(id);
+      idle_there = idle_there || (i != nullptr && i->life.state() == InstanceState::kIdle);
+    }
+    if (idle_there) continue;
+    if (from == nullptr || q->requests.size() > from->requests.size()) from = q.get();
+  }
+  if (from == nullptr) return false;
+  const std::size_t n =
+      std::min(from->requests.size(), static_cast<std::size_t>(std::max(1, inst.config.max_batch)));
+  std::vector<std::size_t> oldest(n);
+  for (std::size_t i = 0; i < n; ++i)
+    oldest[i] = i;
+  for (Request& r : from->requests.take(oldest)) {
+    const policy::QueuedRequest v{
+        r.id, r.arrival.time, r.arrival.cls, r.arrival.application, r.arrival.slo, r.timeout};
+    own.requests.push_back(std::move(r), v);
+  }
+  return true;
+}
+
 std::optional<int> ControlPlane::scan_idle(Queue& q) {
   // Drop the ids that are no longer dispatchable, keeping the others in order, and find the
   // largest batch an idle instance on an available host takes.
