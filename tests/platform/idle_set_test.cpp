@@ -110,5 +110,64 @@ TEST(IdleSets, TerminatedInstancesAreForgotten) {
   EXPECT_FALSE(seen.reinserted);
 }
 
+// The dispatcher shown every idle instance (no idle sets: per-node dispatch scans the
+// idle instances) is told of every termination too: after each lull the INFless
+// dispatcher keeps no credit.
+class ScanDispatcher final : public policy::Dispatcher {
+ public:
+  explicit ScanDispatcher(std::size_t& forgotten) : forgotten_(forgotten) {}
+  std::optional<InstanceId> choose(const policy::DispatchView& v) override {
+    ++chosen_;
+    return inner_.choose(v);
+  }
+  void forget(InstanceId id) override {
+    ++forgotten_;
+    inner_.forget(id);
+  }
+  [[nodiscard]] std::size_t kept() const { return inner_.kept(); }
+  [[nodiscard]] std::size_t chosen() const { return chosen_; }
+
+ private:
+  policy::infless::RateSplitDispatcher inner_{1.0};
+  std::size_t& forgotten_;
+  std::size_t chosen_ = 0;
+};
+
+TEST(IdleSets, ScanPathDispatcherForgetsTerminatedInstances) {
+  ServerlessConfig c = default_serverless_config();
+  c.hosts.push_back(testing::host(2, "A100-40GB", 2));
+  auto f = testing::function("f", "protean/resnet-50", 4);
+  f.batch_timeout = ms(5);
+  f.model_bytes = 1e8;
+  c.functions = {f};
+  c.rate_windows = {seconds(1)};
+  c.dispatch_scope = DispatchScope::kNode;
+  std::size_t forgotten = 0;
+  auto p = testing::reference_policies();
+  auto d = std::make_unique<ScanDispatcher>(forgotten);
+  const ScanDispatcher* probe = d.get();
+  p.dispatcher = std::move(d);
+  p.autoscaler = std::make_unique<ref::ReactiveRateAutoscaler>(
+      ref::ReactiveRateAutoscaler::Config{0.6, 0, 0, 4, false});
+  p.keep_alive = std::make_unique<ref::FixedKeepAlive>(seconds(1), 0);
+  Harness h(std::move(c), std::move(p), 3);
+  RandomStream rng(5);
+  constexpr int kBursts = 6;
+  for (int b = 0; b < kBursts; ++b) {
+    for (double t = 10.0 * b; t < 10.0 * b + 3.0;) {
+      t += rng.exponential(300.0);
+      h.arrive(seconds(t), 0);
+    }
+  }
+  for (int b = 0; b < kBursts; ++b) {
+    h.sim.run_until(seconds(10.0 * b + 9.9));
+    EXPECT_EQ(h.platform->live_instances(), 0U) << "lull " << b;
+    EXPECT_EQ(probe->kept(), 0U) << "lull " << b;
+  }
+  EXPECT_GT(probe->chosen(), 0U);  // the scan path ran
+  EXPECT_EQ(forgotten, h.platform->cold_starts().size());
+  EXPECT_EQ(h.records.size(), h.arrived);
+}
+
 }  // namespace
 }  // namespace sim::platform

@@ -50,6 +50,9 @@ struct SourceChoice {
 class ColdStartSourcing : public Policy {
  public:
   virtual SourceChoice choose(const SourcingRequest& request) = 0;
+  /// false: choose() never reads SourcingRequest::live_hosts, which the platform then leaves
+  /// empty (filling it walks the function's instances on every cold start).
+  [[nodiscard]] virtual bool reads_live_hosts() const { return true; }
 };
 
 }  // namespace sim::policy

@@ -53,6 +53,10 @@ class Dispatcher : public Policy {
   /// idle instance on every dispatch. A platform that uses idle sets uses them for all its
   /// queues and puts each instance in one set only; it calls choose() no more.
   [[nodiscard]] virtual std::unique_ptr<IdleSet> idle_set() { return nullptr; }
+  /// The instance terminated: it will never be shown to choose() again, so whatever the
+  /// dispatcher keeps for it (a credit) may be dropped. The platform calls it for every
+  /// instance that terminates.
+  virtual void forget(InstanceId /*id*/) {}
 };
 
 }  // namespace sim::policy

@@ -10,11 +10,15 @@ void UnitRunner::run(Inst& inst, std::vector<Request> batch, BatchTimes times) {
   job.model = inst.fn->model;
   job.batch = static_cast<int>(batch.size());
   job.sm_cap = inst.config.gpu_share;
-  job.on_complete = [this, id = inst.id, serial = inst.batch_serial, b = std::move(batch),
-                     times](const gpu::JobResult& r) mutable {
-    times.start = r.started;
-    times.finish = r.finished;
-    events_.batch_finished({id, serial, std::move(b), times, r});
+  inst.running = std::move(batch);
+  inst.running_times = times;
+  // Two words: stored inline by std::function. The batch's serial comes back as the job's id.
+  job.on_complete = [events = &events_, id = inst.id](const gpu::JobResult& r) {
+    Inst& i = events->running(id, r.id);
+    BatchTimes t = i.running_times;
+    t.start = r.started;
+    t.finish = r.finished;
+    events->batch_finished({id, r.id, std::move(i.running), t, r});
   };
   inst.unit->submit(std::move(job));
 }

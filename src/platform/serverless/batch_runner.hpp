@@ -34,6 +34,9 @@ class BatchEvents {
   virtual void batch_finished(FinishedBatch batch) = 0;
   /// A pipelined replica's head may take its next batch (its first part is free again).
   virtual void head_admits(InstanceId head) = 0;
+  /// The instance whose unit runs the batch `serial` (UnitRunner keeps the batch in
+  /// Inst::running); throws std::logic_error if there is none.
+  virtual Inst& running(InstanceId id, std::uint64_t serial) = 0;
 
  protected:
   ~BatchEvents() = default;

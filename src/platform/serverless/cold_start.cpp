@@ -66,14 +66,20 @@ void ColdStarts::begin(Inst& inst) {
   for (const auto& h : hosts_)
     if (h->index != host.index && h->available && h->cache.contains(fn.spec.model))
       req.remote_hosts.push_back(h->index);
-  req.live_hosts = live_hosts(fn, host.index);
+  // Only for a policy that reads them: the walk of the function's instances is per cold start.
+  const bool live_read = sourcing_.reads_live_hosts();
+  if (live_read) req.live_hosts = live_hosts(fn, host.index);
   auto choice = sourcing_.choose(req);
   const auto listed = [&choice](const std::vector<int>& hosts) {
     return std::find(hosts.begin(), hosts.end(), choice.host) != hosts.end();
   };
+  // A live sender is valid whether or not the policy was shown the list.
+  const auto listed_live = [&] {
+    return listed(live_read ? req.live_hosts : live_hosts(fn, host.index));
+  };
   if ((choice.kind == policy::SourceKind::kLocalMemory && !req.local_copy) ||
       (choice.kind == policy::SourceKind::kRemoteHost && !listed(req.remote_hosts) &&
-       !listed(req.live_hosts)) ||
+       !listed_live()) ||
       (choice.kind == policy::SourceKind::kStore && net_.topology && !net_.store)) {
     ++counts_.rejected["sourcing"];
     choice = {policy::SourceKind::kStore, -1};

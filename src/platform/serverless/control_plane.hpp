@@ -62,6 +62,7 @@ class ControlPlane final : private FleetEvents, private BatchEvents {
   void batch_finished(FinishedBatch batch) override;
   /// The head of a pipelined replica can take the next batch.
   void head_admits(InstanceId head) override;
+  Inst& running(InstanceId id, std::uint64_t serial) override;
 
   // Control loop (control_plane.cpp).
   void tick();

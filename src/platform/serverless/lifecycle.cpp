@@ -204,6 +204,7 @@ void ControlPlane::terminate(Inst& inst) {
     leave_idle_set(*inst.fn->queue, inst.id);
     d->set->forget(inst.id);  // ids are never reused: its credit would be kept for nothing
   }
+  policies_.dispatcher->forget(inst.id);  // the same, for a dispatcher shown every idle instance
   if (inst.replica) end_replica(inst);
   inst.timer.cancel();
   inst.admit.cancel();

@@ -195,6 +195,18 @@ struct Replica {
   double completion_s = 0.0;        ///< head: model completion after the replica is ready
 };
 
+/// When and where a batch ran, as its requests' records report it.
+struct BatchTimes {
+  Time dispatch;  ///< the dispatcher gave the batch to the instance
+  Time avail;     ///< the instance became idle before the dispatch
+  Time ready_at;  ///< the instance finished its cold start
+  Time start;     ///< execution began
+  Time finish;
+  std::uint32_t batch_size = 0;
+  int device = -1;  ///< cluster-wide GPU index; -1: CPU
+  int slice = -1;
+};
+
 struct Inst {
   Inst(Time created, StateCounts& counts) : life(created, counts) {}
 
@@ -231,8 +243,13 @@ struct Inst {
   double pipeline_latency_s = 0.0;   ///< head: I = execution + transfers (0: not pipelined)
   std::uint64_t pipeline = 0;        ///< head with a network: its Pipeline (0: fixed times)
   EventHandle admit;
-  std::uint64_t batch_serial = 0;  ///< its running batch's (the runner holds the requests)
+  std::uint64_t batch_serial = 0;  ///< its running batch's
   Time dispatch;                   ///< of its running (or last) batch
+  /// On its execution unit (UnitRunner): the running batch's requests and times, kept here
+  /// rather than in the unit's callback, which then fits std::function's inline storage (no
+  /// allocation per batch). A pipeline's batch is held by its Pipelines.
+  std::vector<Request> running;
+  BatchTimes running_times;
 };
 
 using Instances = std::map<InstanceId, std::unique_ptr<Inst>>;

@@ -347,6 +347,14 @@ void ControlPlane::run_batch(Inst& inst, std::vector<Request> batch) {
   unit_runner_.run(inst, std::move(batch), times);
 }
 
+Inst& ControlPlane::running(InstanceId id, std::uint64_t serial) {
+  Inst* inst = find(id);
+  if (inst == nullptr || inst->batch_serial != serial) {
+    throw std::logic_error("batch completion for an unknown instance");
+  }
+  return *inst;
+}
+
 void ControlPlane::batch_finished(FinishedBatch b) {
   Inst* inst = nullptr;
   if (b.unit) {

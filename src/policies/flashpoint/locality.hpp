@@ -50,6 +50,7 @@ class HierarchicalSourcing final : public ColdStartSourcing {
   };
   explicit HierarchicalSourcing(Config c) : config_(c) {}
   SourceChoice choose(const SourcingRequest& request) override;
+  [[nodiscard]] bool reads_live_hosts() const override { return config_.senders == Senders::kLive; }
 
  private:
   Config config_;

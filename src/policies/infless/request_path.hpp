@@ -32,6 +32,10 @@ class RateSplitDispatcher final : public Dispatcher {
   /// The same choices, incrementally (SmoothWrrSet): O(distinct weights) per dispatch instead
   /// of O(idle instances).
   [[nodiscard]] std::unique_ptr<IdleSet> idle_set() override;
+  /// Drops the instance's credit: the credits kept follow the live instances.
+  void forget(InstanceId id) override { current_.erase(id); }
+  /// Instances whose credit is kept.
+  [[nodiscard]] std::size_t kept() const { return current_.size(); }
 
  private:
   double latency_factor_;

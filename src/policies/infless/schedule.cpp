@@ -2,8 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
+#include <optional>
 
+#include "best_server.hpp"
 #include "resource_efficiency.hpp"
 
 namespace sim::policy::infless {
@@ -128,13 +129,9 @@ std::vector<PlacedInstance> schedule(double residual_rps, const ScheduleOptions&
     }
   }
   if (e_max <= 0.0) return out;
-  // beta C_j + G_j of each server, kept up to date: a placement books one server.
-  std::vector<double> available;
-  if (options.resource_scheduling) {
-    available.reserve(servers.size());
-    for (const ServerState& s : servers)
-      available.push_back(s.available(options.beta));
-  }
+  // beta C_j + G_j of each server, in order, kept up to date: a placement books one server.
+  std::optional<ServersByAvailable> by_available;
+  if (options.resource_scheduling) by_available.emplace(servers, options.beta);
   // INFless Algorithm 1, lines 2-15.
   while (residual_rps > 0.0 && static_cast<int>(out.size()) < options.max_instances) {
     bool placed = false;
@@ -146,22 +143,11 @@ std::vector<PlacedInstance> schedule(double residual_rps, const ScheduleOptions&
       std::size_t best_j = 0;
       int best_gpu = -1;
       if (options.resource_scheduling) {
-        double best_e = -std::numeric_limits<double>::infinity();
-        for (std::size_t k = 0; k < candidates.size(); ++k) {
-          const Configuration& c = candidates[k];
-          const double demand = unified_resource(c.threads, c.gpu_percent, options.beta);
-          const double numerator = efficiency_numerator(c.bounds.r_up, demand, e_max);
-          for (std::size_t j = 0; j < servers.size(); ++j) {
-            const int g = gpu_for(servers[j], c, options);
-            if (g < 0) continue;
-            const double e = efficiency_on(numerator, demand, available[j]);
-            if (e > best_e) {  // strictly greater: ties go to the first visited
-              best_e = e;
-              best_k = k;
-              best_j = j;
-              best_gpu = g;
-            }
-          }
+        // The largest e_ij; ties go to the first configuration, then the first server.
+        if (const auto found = by_available->best(candidates, servers, options, e_max)) {
+          best_k = found->config;
+          best_j = found->server;
+          best_gpu = found->gpu;
         }
       } else {
         // RS ablation: the configuration with the maximum throughput, on the first server.
@@ -182,7 +168,7 @@ std::vector<PlacedInstance> schedule(double residual_rps, const ScheduleOptions&
       const Configuration& c = candidates[*best_k];
       ServerState& s = servers[best_j];
       book(s, best_gpu, c, options);
-      if (options.resource_scheduling) available[best_j] = s.available(options.beta);
+      if (options.resource_scheduling) by_available->changed(best_j, s);
       out.push_back({c, Location{s.host, s.gpus[static_cast<std::size_t>(best_gpu)].gpu, -1}});
       residual_rps -= c.bounds.r_up;
       placed = true;

@@ -13,37 +13,109 @@ void SmoothWrrSet::insert(InstanceId id, std::int64_t weight) {
   if (weight < 1 || weight > kMaxWeight) {
     throw std::invalid_argument("smooth weighted round robin: weight out of [1, 2^40]");
   }
-  Entry& e = entries_[id];
-  if (e.member) leave(id, e);
+  std::uint32_t at = 0;
+  if (!free_.empty()) {
+    at = free_.back();
+  } else {
+    at = static_cast<std::uint32_t>(entries_.size());
+  }
+  const auto [slot, inserted] = index_.try_emplace(id, at);
+  if (inserted) {
+    if (free_.empty()) {
+      entries_.emplace_back();
+    } else {
+      free_.pop_back();
+      entries_[at] = Entry{};
+    }
+    entries_[at].id = id;
+  }
+  const std::uint32_t k = *slot;
+  if (entries_[k].member) leave(entries_[k]);
+  Entry& e = entries_[k];
   e.value -= weight * round_;  // credit -> key
   e.weight = weight;
   e.member = true;
-  classes_[weight].insert({-e.value, id, &e});
+  e.cls = class_of(weight);
+  Class& c = classes_[e.cls];
+  e.pos = static_cast<std::uint32_t>(c.heap.size());
+  c.heap.push_back(k);
+  sift_up(c, e.pos);
   total_ += weight;
   ++members_;
 }
 
 void SmoothWrrSet::erase(InstanceId id) {
-  const auto it = entries_.find(id);
-  if (it != entries_.end() && it->second.member) leave(id, it->second);
+  if (const std::uint32_t* k = index_.find(id); k != nullptr && entries_[*k].member) {
+    leave(entries_[*k]);
+  }
 }
 
 void SmoothWrrSet::forget(InstanceId id) {
-  const auto it = entries_.find(id);
-  if (it == entries_.end()) return;
-  if (it->second.member) leave(id, it->second);
-  // The class slots point at other entries, which an unordered_map's erase does not move.
-  entries_.erase(it);
+  const std::uint32_t* k = index_.find(id);
+  if (k == nullptr) return;
+  const std::uint32_t at = *k;
+  if (entries_[at].member) leave(entries_[at]);
+  index_.erase(id);
+  free_.push_back(at);
 }
 
-void SmoothWrrSet::leave(InstanceId id, Entry& e) {
-  const auto c = classes_.find(e.weight);
-  c->second.erase({-e.value, id, nullptr});
-  if (c->second.empty()) classes_.erase(c);
+std::uint32_t SmoothWrrSet::class_of(std::int64_t weight) {
+  std::size_t empty = classes_.size();
+  for (std::size_t c = 0; c < classes_.size(); ++c) {
+    if (classes_[c].weight == weight) return static_cast<std::uint32_t>(c);
+    if (classes_[c].heap.empty() && empty == classes_.size()) empty = c;
+  }
+  // A new weight takes an empty class if there is one: the classes stay as many as the
+  // distinct weights among the members at any one time.
+  if (empty == classes_.size()) classes_.emplace_back();
+  classes_[empty].weight = weight;
+  return static_cast<std::uint32_t>(empty);
+}
+
+void SmoothWrrSet::leave(Entry& e) {
+  Class& c = classes_[e.cls];
+  const std::size_t at = e.pos;
+  const std::uint32_t last = c.heap.back();
+  c.heap.pop_back();
+  if (at < c.heap.size()) {
+    c.heap[at] = last;
+    entries_[last].pos = static_cast<std::uint32_t>(at);
+    sift_up(c, at);
+    sift_down(c, entries_[last].pos);
+  }
   total_ -= e.weight;
   --members_;
   e.value += e.weight * round_;  // key -> credit
   e.member = false;
+}
+
+void SmoothWrrSet::sift_up(Class& c, std::size_t at) {
+  const std::uint32_t k = c.heap[at];
+  while (at > 0) {
+    const std::size_t parent = (at - 1) / 2;
+    if (!before(k, c.heap[parent])) break;
+    c.heap[at] = c.heap[parent];
+    entries_[c.heap[at]].pos = static_cast<std::uint32_t>(at);
+    at = parent;
+  }
+  c.heap[at] = k;
+  entries_[k].pos = static_cast<std::uint32_t>(at);
+}
+
+void SmoothWrrSet::sift_down(Class& c, std::size_t at) {
+  const std::uint32_t k = c.heap[at];
+  const std::size_t n = c.heap.size();
+  for (;;) {
+    std::size_t child = 2 * at + 1;
+    if (child >= n) break;
+    if (child + 1 < n && before(c.heap[child + 1], c.heap[child])) ++child;
+    if (!before(c.heap[child], k)) break;
+    c.heap[at] = c.heap[child];
+    entries_[c.heap[at]].pos = static_cast<std::uint32_t>(at);
+    at = child;
+  }
+  c.heap[at] = k;
+  entries_[k].pos = static_cast<std::uint32_t>(at);
 }
 
 std::optional<InstanceId> SmoothWrrSet::choose() {
@@ -52,53 +124,47 @@ std::optional<InstanceId> SmoothWrrSet::choose() {
   ++round_;
   // The richest member of each weight class, then the richest of those (lowest id on ties:
   // the direct form scans members by ascending id and takes a strictly larger credit only).
+  // The richest is unique (ids differ), so the classes' order does not matter.
   std::int64_t best = 0;
-  InstanceId pick = 0;
-  std::map<std::int64_t, Order>::iterator from;
-  bool first = true;
-  for (auto c = classes_.begin(); c != classes_.end(); ++c) {
-    const Slot& top = *c->second.begin();
-    const std::int64_t credit = -top.neg_key + c->first * round_;
-    if (first || credit > best || (credit == best && top.id < pick)) {
+  std::uint32_t pick = 0;
+  Class* from = nullptr;
+  for (Class& c : classes_) {
+    if (c.heap.empty()) continue;
+    const std::uint32_t top = c.heap.front();
+    const Entry& e = entries_[top];
+    const std::int64_t credit = e.value + c.weight * round_;
+    if (from == nullptr || credit > best || (credit == best && e.id < entries_[pick].id)) {
       best = credit;
-      pick = top.id;
-      from = c;
-      first = false;
+      pick = top;
+      from = &c;
     }
   }
   if (best >= kExact || best - total_ <= -kExact) {
     throw std::overflow_error("smooth weighted round robin: credit beyond 2^53");
   }
-  Entry& e = *from->second.begin()->entry;
-  from->second.erase(from->second.begin());
-  e.value -= total_;  // the chosen pays the total
-  from->second.insert({-e.value, pick, &e});
-  return pick;
+  entries_[pick].value -= total_;  // the chosen pays the total, and sinks in its class
+  sift_down(*from, 0);
+  return entries_[pick].id;
 }
 
 bool SmoothWrrSet::contains(InstanceId id) const {
-  const auto it = entries_.find(id);
-  return it != entries_.end() && it->second.member;
+  const std::uint32_t* k = index_.find(id);
+  return k != nullptr && entries_[*k].member;
 }
 
 std::int64_t SmoothWrrSet::credit(InstanceId id) const {
-  const auto it = entries_.find(id);
-  if (it == entries_.end()) return 0;
-  return it->second.member ? it->second.value + it->second.weight * round_ : it->second.value;
+  const std::uint32_t* k = index_.find(id);
+  if (k == nullptr) return 0;
+  const Entry& e = entries_[*k];
+  return e.member ? e.value + e.weight * round_ : e.value;
 }
 
 void SmoothWrrSet::rebase() {
-  // Keys become credits at round 0; the order within each class is unchanged (all its keys
-  // move by the same amount), so each class is rebuilt in order.
-  for (auto& [weight, order] : classes_) {
-    Order rebased;
-    for (const Slot& slot : order) {
-      Entry& e = *slot.entry;
-      e.value += weight * round_;
-      rebased.insert(rebased.end(), {-e.value, slot.id, &e});
-    }
-    order.swap(rebased);
-  }
+  // Keys become credits at round 0; every key of a class moves by the same amount, so its
+  // heap stays a heap.
+  for (const Class& c : classes_)
+    for (const std::uint32_t k : c.heap)
+      entries_[k].value += c.weight * round_;
   round_ = 0;
 }
 

@@ -4,11 +4,10 @@
 /// equals, is chosen and pays the members' total weight), without touching every member.
 
 #include <cstdint>
-#include <map>
 #include <optional>
-#include <set>
-#include <unordered_map>
-#include <utility>
+#include <vector>
+
+#include "flat_id_map.hpp"
 
 #include "sim/policy/platform_view.hpp"
 
@@ -18,12 +17,11 @@ namespace sim::policy::infless {
 /// direct form's sums of doubles are then exact, so integer credits make the same choices.
 /// A member's credit is kept as key + weight * round, round counting the choices made: one
 /// choice adds the weight of every member without touching it. Members of equal weight keep
-/// their order by credit, so each weight class is an ordered set whose first element is its
-/// richest; a choice compares the classes' first elements (few classes: one per distinct
-/// weight among the members). A credit outlives membership: an instance that leaves and
-/// comes back resumes with the credit it left with, until forget() says it never will (its
-/// instance terminated), so the credits kept follow the live instances, not every instance
-/// ever inserted.
+/// their order by credit, so each weight class is a heap whose top is its richest; a choice
+/// compares the classes' tops (few classes: one per distinct weight among the members). A credit
+/// outlives membership: an instance that leaves and comes back resumes with the credit it left
+/// with, until forget() says it never will (its instance terminated), so the credits kept follow
+/// the live instances, not every instance ever inserted.
 class SmoothWrrSet {
  public:
   /// Weights above this are rejected (std::invalid_argument): with them, credits would leave
@@ -51,32 +49,43 @@ class SmoothWrrSet {
   [[nodiscard]] bool contains(InstanceId id) const;
   [[nodiscard]] std::size_t size() const { return members_; }
   /// Ids whose credit is kept: the members and those erased but not forgotten.
-  [[nodiscard]] std::size_t kept() const { return entries_.size(); }
+  [[nodiscard]] std::size_t kept() const { return index_.size(); }
   /// The credit of `id` (0 if never inserted).
   [[nodiscard]] std::int64_t credit(InstanceId id) const;
 
  private:
+  /// An id whose credit is kept. Entries live in one vector (freed ones reused), found by id
+  /// through a flat hash (FlatIdMap) and by index from the classes' heaps.
   struct Entry {
     std::int64_t value = 0;  ///< member: key (credit - weight * round_); else the credit
     std::int64_t weight = 0;
+    InstanceId id = 0;
+    std::uint32_t cls = 0;  ///< member: its class
+    std::uint32_t pos = 0;  ///< member: its place in the class's heap
     bool member = false;
   };
-  /// A member in its weight class: the largest key first, then the lowest id. `entry` spares
-  /// a lookup when it is chosen (an unordered_map's elements do not move).
-  struct Slot {
-    std::int64_t neg_key = 0;
-    InstanceId id = 0;
-    Entry* entry = nullptr;
-    bool operator<(const Slot& o) const {
-      return neg_key != o.neg_key ? neg_key < o.neg_key : id < o.id;
-    }
+  /// The members of one weight: a binary heap of entry indices, the richest (largest key,
+  /// then lowest id) on top. Within a class, keys order the credits. An empty class keeps its
+  /// weight until a new weight reuses it.
+  struct Class {
+    std::int64_t weight = 0;
+    std::vector<std::uint32_t> heap;
   };
-  using Order = std::set<Slot>;
-  void leave(InstanceId id, Entry& e);
+  [[nodiscard]] bool before(std::uint32_t a, std::uint32_t b) const {
+    const Entry& x = entries_[a];
+    const Entry& y = entries_[b];
+    return x.value != y.value ? x.value > y.value : x.id < y.id;
+  }
+  void sift_up(Class& c, std::size_t at);
+  void sift_down(Class& c, std::size_t at);
+  std::uint32_t class_of(std::int64_t weight);
+  void leave(Entry& e);
   void rebase();
 
-  std::unordered_map<InstanceId, Entry> entries_;  ///< hashed: never iterated for a choice
-  std::map<std::int64_t, Order> classes_;          ///< members by weight
+  std::vector<Entry> entries_;
+  std::vector<std::uint32_t> free_;  ///< entries no id uses
+  FlatIdMap index_;                  ///< id -> entry
+  std::vector<Class> classes_;
   std::int64_t round_ = 0;
   std::int64_t total_ = 0;  ///< the members' total weight
   std::size_t members_ = 0;

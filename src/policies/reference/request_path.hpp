@@ -55,6 +55,8 @@ class WeightedDispatcher final : public Dispatcher {
   std::optional<InstanceId> choose(const DispatchView& view) override;
   /// The weight this dispatcher gives an instance (>= 0; 0 when its latency is unknown).
   [[nodiscard]] double weight_of(const InstanceView& instance) const;
+  /// Drops the instance's credit: the credits kept follow the live instances.
+  void forget(InstanceId id) override { credit_.erase(id); }
 
  private:
   Weight weight_;

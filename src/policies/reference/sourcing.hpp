@@ -9,6 +9,7 @@ namespace sim::policy::reference {
 class CloudStoreSourcing final : public ColdStartSourcing {
  public:
   SourceChoice choose(const SourcingRequest&) override { return {SourceKind::kStore, -1}; }
+  [[nodiscard]] bool reads_live_hosts() const override { return false; }
 };
 
 /// "local-first": the host's own cached copy, else the lowest-numbered host holding one, else
@@ -18,6 +19,7 @@ class LocalFirstSourcing final : public ColdStartSourcing {
   /// chain: downloads (from a host or the store) ask for chained multicast (SourceChoice).
   explicit LocalFirstSourcing(bool chain = false) : chain_(chain) {}
   SourceChoice choose(const SourcingRequest& request) override;
+  [[nodiscard]] bool reads_live_hosts() const override { return false; }
 
  private:
   bool chain_;

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <vector>
 
 #include "flashpoint/locality.hpp"
@@ -28,7 +29,7 @@ struct Downloads {
 /// (1.25e9 bytes). At 0 s replicas start on host 0 (P) and host 3 (A); at 60 s P's replica
 /// stops, its bytes stay pooled in host 0's memory; at 100 s cold starts begin on hosts 4 and
 /// 5 at once (local copies unused, as in the Baseline and MC; chains on; no sharing).
-Downloads run(bool remote, HierarchicalSourcing::Senders senders) {
+Downloads run(std::unique_ptr<policy::ColdStartSourcing> sourcing) {
   ServerlessConfig c = default_serverless_config();
   c.hosts.push_back(testing::host(1, "A100-40GB", 6));
   config::Diagnostics diag("test");
@@ -46,13 +47,7 @@ Downloads run(bool remote, HierarchicalSourcing::Senders senders) {
   f.model_bytes = 1.25e9;
   c.functions.push_back(f);
   auto p = testing::manual_policies();
-  HierarchicalSourcing::Config sc;
-  sc.local = HierarchicalSourcing::Local::kOff;
-  sc.remote = remote;
-  sc.senders = senders;
-  sc.chain = true;
-  sc.share = false;
-  p.sourcing = std::make_unique<HierarchicalSourcing>(sc);
+  p.sourcing = std::move(sourcing);
   Harness h(std::move(c), std::move(p));
   policy::Decisions first;
   first.start.push_back({0, 1, std::nullopt, policy::Location{0, 0, -1}});
@@ -84,6 +79,20 @@ Downloads run(bool remote, HierarchicalSourcing::Senders senders) {
   }
   out.chains = h.platform->summary_extra(h.sim.now())["cold_starts"]["chains"]["by_cold_starts"];
   return out;
+}
+
+HierarchicalSourcing::Config sourcing(bool remote, HierarchicalSourcing::Senders senders) {
+  HierarchicalSourcing::Config sc;
+  sc.local = HierarchicalSourcing::Local::kOff;
+  sc.remote = remote;
+  sc.senders = senders;
+  sc.chain = true;
+  sc.share = false;
+  return sc;
+}
+
+Downloads run(bool remote, HierarchicalSourcing::Senders senders) {
+  return run(std::make_unique<HierarchicalSourcing>(sourcing(remote, senders)));
 }
 
 using policy::SourceKind;
@@ -120,6 +129,39 @@ TEST(LiveSenders, StoreChainTakesTheEgressRate) {
   EXPECT_NEAR(d.receivers_s[0], 10.0, 1e-6);
   EXPECT_NEAR(d.receivers_s[1], 10.0, 1e-6);
   EXPECT_EQ(d.chains, (nlohmann::json{{"2", 2}}));
+}
+
+// The live hosts each cold start's policy was shown, with or without reads_live_hosts().
+class ShownLive final : public policy::ColdStartSourcing {
+ public:
+  ShownLive(bool reads, std::vector<std::vector<int>>& shown)
+      : inner_(sourcing(true, HierarchicalSourcing::Senders::kCached)),
+        reads_(reads),
+        shown_(shown) {}
+  policy::SourceChoice choose(const policy::SourcingRequest& r) override {
+    shown_.push_back(r.live_hosts);
+    return inner_.choose(r);
+  }
+  [[nodiscard]] bool reads_live_hosts() const override { return reads_; }
+
+ private:
+  HierarchicalSourcing inner_;
+  bool reads_;
+  std::vector<std::vector<int>>& shown_;
+};
+
+// A policy that reads the live hosts is shown them: none for the two cold starts at 0 s, host 3
+// (A, running; host 0's replica stopped at 60 s) for those on hosts 4 and 5 at 100 s. One
+// that does not read them is shown none, and its choices (cached senders 0, then 3) stand.
+TEST(LiveSenders, LiveHostsOnlyForAPolicyThatReadsThem) {
+  std::vector<std::vector<int>> shown;
+  run(std::make_unique<ShownLive>(true, shown));
+  EXPECT_EQ(shown, (std::vector<std::vector<int>>{{}, {}, {3}, {3}}));
+  shown.clear();
+  const auto d = run(std::make_unique<ShownLive>(false, shown));
+  EXPECT_EQ(shown, (std::vector<std::vector<int>>{{}, {}, {}, {}}));
+  EXPECT_NEAR(d.receivers_s[0], 5.0, 1e-6);
+  EXPECT_NEAR(d.receivers_s[1], 1.0, 1e-6);
 }
 
 }  // namespace

@@ -255,5 +255,53 @@ TEST(RateSplitIdleSet, MatchesChooseOnRandomSequences) {
   }
 }
 
+// The dispatcher shown every idle instance (the scan path): told of terminations
+// (Dispatcher::forget), it keeps at most the live instances' credits and chooses as one that
+// keeps every credit for ever. Instances start with ascending ids, go idle and busy, and
+// terminate, 3,000 times over with at most 10 alive.
+TEST(RateSplitDispatcher, ForgettingTerminatedInstancesKeepsChoices) {
+  const std::vector<double> latencies = {0.0, 0.0123, 0.05, 0.1};
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    RandomStream rng(seed);
+    RateSplitDispatcher keeping(1.1);
+    RateSplitDispatcher forgetting(1.1);
+    std::vector<InstanceId> alive;
+    std::map<InstanceId, InstanceView> idle;
+    InstanceId next = 1;
+    int terminated = 0;
+    std::size_t most_kept = 0;
+    for (int op = 0; op < 40000 && terminated < 3000; ++op) {
+      const double u = rng.uniform01();
+      if (alive.size() < 2 || (u < 0.25 && alive.size() < 10)) {
+        alive.push_back(next++);
+      } else if (u < 0.45) {
+        const auto id = alive[rng.uniform_int(0, alive.size() - 1)];
+        idle[id] = view(id, latencies[rng.uniform_int(0, latencies.size() - 1)],
+                        static_cast<int>(rng.uniform_int(1, 4)));
+      } else if (u < 0.6) {
+        const auto at =
+            alive.begin() + static_cast<std::ptrdiff_t>(rng.uniform_int(0, alive.size() - 1));
+        idle.erase(*at);
+        forgetting.forget(*at);
+        alive.erase(at);
+        ++terminated;
+      } else {
+        std::vector<InstanceView> shown;
+        for (const auto& [i, v] : idle)
+          shown.push_back(v);
+        const auto a = keeping.choose(DispatchView{ms(op), 0, shown});
+        ASSERT_EQ(a, forgetting.choose(DispatchView{ms(op), 0, shown}))
+            << "seed " << seed << " op " << op;
+        if (a) idle.erase(*a);  // dispatched: busy until it becomes idle again
+      }
+      ASSERT_LE(forgetting.kept(), alive.size()) << "seed " << seed << " op " << op;
+      most_kept = std::max(most_kept, forgetting.kept());
+    }
+    EXPECT_EQ(terminated, 3000);
+    EXPECT_GE(most_kept, 2U);
+    EXPECT_GT(keeping.kept(), 1000U);  // without forget(): every instance ever shown
+  }
+}
+
 }  // namespace
 }  // namespace sim::policy::infless
