@@ -271,8 +271,9 @@ PolicyKind hierarchical() {
       .one_of({"cached", "live"})
       .doc(
           "with remote, which hosts may send: cached (every host keeping the model in memory, "
-          "pooled copies of stopped replicas included, §5.2.1), live (only hosts running a "
-          "replica of it: §6.1.2, §6.2, Listing 7.1's senders for chained multicast)");
+          "pooled copies of stopped replicas included: Listing 7.1's \"senders that have the "
+          "target DL model\" under lazy eviction, §5.2.1, §8.2.2), live (only hosts running a "
+          "replica of it: §6.1.2's count of running replicas as sources; a sensitivity)");
   s->add("remote_loaded", ParamType::kBool)
       .def(false)
       .doc(
