@@ -16,13 +16,22 @@ using nlohmann::json;
 
 namespace {
 
+/// Kubernetes HPA's lower limit: spec.minReplicas "defaults to 1 pod" and may be 0 only with the
+/// alpha feature gate HPAScaleToZero and an Object or External metric (HorizontalPodAutoscalerSpec,
+/// autoscaling/v2 API reference).
+constexpr const char* kHpaMinimum =
+    "1, Kubernetes HPA's spec.minReplicas default (0 needs the alpha HPAScaleToZero feature gate "
+    "and an Object or External metric)";
+
 /// Parameters every Flashpoint autoscaler shares. `period` / `period_source`: the evaluation
 /// period of the deployed system the autoscaler stands for, and where that value comes from.
 /// `hpa`: the autoscaler runs on Kubernetes HPA (TSK, OWK), so its scale-down stabilisation
 /// and scale-up policies default to HPA's: --horizontal-pod-autoscaler-downscale-stabilization
 /// 5 min, and behavior.scaleUp's default policies (100% or 4 pods per 15 s, the larger)
-/// (kubernetes.io, "Horizontal Pod Autoscaling", "Default Behavior").
-void add_limits(config::Schema& s, const char* period, const std::string& period_source, bool hpa) {
+/// (kubernetes.io, "Horizontal Pod Autoscaling", "Default Behavior"). `min_replicas` /
+/// `min_source`: the deployed system's smallest replica count (the thesis gives none, §3.1, §8.3).
+void add_limits(config::Schema& s, const char* period, const std::string& period_source, bool hpa,
+                int min_replicas, const std::string& min_source) {
   s.add("evaluation_period", ParamType::kDuration)
       .def(period)
       .at_least(1e-3)
@@ -31,7 +40,10 @@ void add_limits(config::Schema& s, const char* period, const std::string& period
           "tick; must be > 0; below the platform's control interval it decides at every "
           "tick). Default: " +
           period_source);
-  s.add("min_replicas", ParamType::kInteger).def(0).at_least(0).doc("per function");
+  s.add("min_replicas", ParamType::kInteger)
+      .def(min_replicas)
+      .at_least(0)
+      .doc("per function; 0 lets the function scale to zero. Default: " + min_source);
   s.add("max_replicas", ParamType::kInteger).def(1600).at_least(0).doc("per function");
   s.add("scale_down_window", ParamType::kDuration)
       .def(hpa ? "300s" : "60s")
@@ -144,7 +156,7 @@ PolicyKind tsk() {
   add_limits(*s, "15s",
              "15s, Kubernetes HPA's --horizontal-pod-autoscaler-sync-period default (TSK runs "
              "on Kubernetes HPA)",
-             true);
+             true, 1, kHpaMinimum + std::string(", as TorchServe's Kubernetes hpa.yaml sets it"));
   return {kAutoscaler, "tsk", doc, s, [](const json& p, PolicyContext) -> std::unique_ptr<Policy> {
             return std::make_unique<QueueLatencyAutoscaler>(
                 limits(p), p.at("target_queue_latency_s").get<double>(),
@@ -167,7 +179,9 @@ PolicyKind atl() {
   add_limits(*s, "1s",
              "1s, every platform tick (the thesis gives no period for Atoll's autoscaler, "
              "§3.1, §8.1.2; its rate is the p99 of per-second rates over `window`)",
-             false);
+             false, 0,
+             "0 (assumption: Atoll is a serverless platform whose idle sandboxes are reclaimed; "
+             "the thesis gives no minimum, §3.1, §8.1.2)");
   return {kAutoscaler, "atl", doc, s, [](const json& p, PolicyContext) -> std::unique_ptr<Policy> {
             return std::make_unique<ArrivalPercentileAutoscaler>(
                 limits(p), p.at("target_utilisation").get<double>(),
@@ -195,7 +209,9 @@ PolicyKind owk() {
   add_limits(*s, "15s",
              "15s, Kubernetes HPA's --horizontal-pod-autoscaler-sync-period default (OWK scales "
              "with the Kubernetes HPA, thesis §3.1)",
-             true);
+             true, 1,
+             kHpaMinimum + std::string(" (OWK scales with the HPA, thesis §3.1; a Resource "
+                                       "metric such as utilisation never allows 0)"));
   return {kAutoscaler, "owk", doc, s, [](const json& p, PolicyContext) -> std::unique_ptr<Policy> {
             return std::make_unique<UtilisationAutoscaler>(
                 limits(p), p.at("target_utilisation").get<double>(),
@@ -222,7 +238,10 @@ PolicyKind sm() {
   add_limits(*s, "60s",
              "60s, SageMaker target tracking acts on CloudWatch's 1-minute InvocationsPerInstance "
              "metric (its alarms' period; the consecutive-datapoint rule is not modelled)",
-             false);
+             false, 1,
+             "1, SageMaker real-time endpoint variants: register-scalable-target's MinCapacity "
+             "\"must be set to at least 1\" (docs.aws.amazon.com, SageMaker, \"Register a "
+             "model\"); 0 only for asynchronous endpoints and inference components");
   return {kAutoscaler, "sm", doc, s, [](const json& p, PolicyContext) -> std::unique_ptr<Policy> {
             return std::make_unique<InvocationsAutoscaler>(
                 limits(p), p.at("target_invocations").get<double>(), p.at("window").get<int>(),
@@ -271,8 +290,9 @@ PolicyKind hierarchical() {
       .one_of({"cached", "live"})
       .doc(
           "with remote, which hosts may send: cached (every host keeping the model in memory, "
-          "pooled copies of stopped replicas included, §5.2.1), live (only hosts running a "
-          "replica of it: §6.1.2, §6.2, Listing 7.1's senders for chained multicast)");
+          "pooled copies of stopped replicas included: Listing 7.1's \"senders that have the "
+          "target DL model\" under lazy eviction, §5.2.1, §8.2.2), live (only hosts running a "
+          "replica of it: §6.1.2's count of running replicas as sources; a sensitivity)");
   s->add("remote_loaded", ParamType::kBool)
       .def(false)
       .doc(

@@ -612,6 +612,60 @@ TEST(Schema, HpaBehaviourDefaultsForTheHpaAutoscalers) {
   }
 }
 
+// Each autoscaler's lowest replica count defaults to its deployed system's: Kubernetes HPA's
+// minReplicas 1 (TSK, OWK), SageMaker's MinCapacity of at least 1 (SM*), Atoll scales to zero
+// (ATL); 0 stays reachable by parameter.
+TEST(Schema, MinReplicasDefaultsToTheDeployedSystems) {
+  PolicyRegistry r;
+  register_policies(r);
+  const std::vector<std::pair<std::string, int>> expected{
+      {"tsk", 1}, {"owk", 1}, {"sm", 1}, {"atl", 0}};
+  for (const auto& [type, min] : expected) {
+    const PolicyKind* k = r.find(kAutoscaler, type);
+    ASSERT_NE(k, nullptr) << type;
+    config::Diagnostics ok("test");
+    EXPECT_EQ(k->schema->resolve(nlohmann::json::object(), "", ok).at("min_replicas").get<int>(),
+              min)
+        << type;
+    EXPECT_EQ(k->schema->resolve({{"min_replicas", 0}}, "", ok).at("min_replicas").get<int>(), 0)
+        << type;
+    ASSERT_TRUE(ok.ok()) << type;
+  }
+}
+
+// TSK built from its defaults (300 s stabilisation, 15 s evaluations) with one idle replica and
+// nothing queued or dequeued: the queue latency is 0, so HPA's rule asks ceil(1 x 0 / 7) = 0.
+// Once the seeded count (1 at t = 0) has left the window, at t = 315 s, the default keeps the
+// replica (minReplicas 1); with min_replicas 0 it is stopped.
+TEST(Tsk, DefaultKeepsOneReplicaThroughAnIdleWindow) {
+  PolicyRegistry r;
+  register_policies(r);
+  const PolicyKind* k = r.find(kAutoscaler, "tsk");
+  ASSERT_NE(k, nullptr);
+  const auto stops_at_315 = [&](const nlohmann::json& params) {
+    config::Diagnostics ok("test");
+    const auto resolved = k->schema->resolve(params, "", ok);
+    EXPECT_TRUE(ok.ok());
+    auto policy = k->make(resolved, PolicyContext{});
+    auto* a = dynamic_cast<ReplicaAutoscaler*>(policy.get());
+    EXPECT_NE(a, nullptr);
+    if (a == nullptr) return std::size_t{0};
+    const auto f = dequeued(fn(0.066), 0, 0, 0);
+    std::size_t stops = 0;
+    for (int t = 0; t <= 315; t += 15) {
+      const auto d = a->decide(view_with(f, stops > 0 ? 0 : 1, 0, 0, seconds(t)));
+      EXPECT_TRUE(d.start.empty()) << t;
+      if (t < 315) {
+        EXPECT_TRUE(d.stop.empty()) << t;  // the seeded 1 is within 300 s
+      }
+      stops += d.stop.size();
+    }
+    return stops;
+  };
+  EXPECT_EQ(stops_at_315(nlohmann::json::object()), 0u);
+  EXPECT_EQ(stops_at_315({{"min_replicas", 0}}), 1u);
+}
+
 // partition_cap: replicas-added by default (§4.2.6, so existing scenarios are unchanged);
 // anything but the two choices is an error naming the key.
 TEST(Schema, PartitionCapDefaultsToReplicasAdded) {

@@ -24,14 +24,12 @@ struct Downloads {
   nlohmann::json chains;
 };
 
-/// Two leaves of three hosts (0-2, 3-5), one spine. Host links 10 Gbit/s, leaf-spine links
-/// 2 Gbit/s, the store's egress 1 Gbit/s; no latency anywhere. The model is 10 Gbit
-/// (1.25e9 bytes). At 0 s replicas start on host 0 (P) and host 3 (A); at 60 s P's replica
-/// stops, its bytes stay pooled in host 0's memory; at 100 s cold starts begin on hosts 4 and
-/// 5 at once (local copies unused, as in the Baseline and MC; chains on; no sharing).
-Downloads run(std::unique_ptr<policy::ColdStartSourcing> sourcing) {
+/// Two leaves of three hosts (0-2, 3-5) of `gpus` GPUs each, one spine. Host links 10 Gbit/s,
+/// leaf-spine links 2 Gbit/s, the store's egress 1 Gbit/s; no latency anywhere. The model is
+/// 10 Gbit (1.25e9 bytes). Local copies unused, as in the Baseline and MC; chains on; no sharing.
+Harness harness(int gpus, std::unique_ptr<policy::ColdStartSourcing> sourcing) {
   ServerlessConfig c = default_serverless_config();
-  c.hosts.push_back(testing::host(1, "A100-40GB", 6));
+  c.hosts.push_back(testing::host(gpus, "A100-40GB", 6));
   config::Diagnostics diag("test");
   c.network = net::topology_schema()->resolve(
       nlohmann::json{{"spines", 1},
@@ -48,7 +46,14 @@ Downloads run(std::unique_ptr<policy::ColdStartSourcing> sourcing) {
   c.functions.push_back(f);
   auto p = testing::manual_policies();
   p.sourcing = std::move(sourcing);
-  Harness h(std::move(c), std::move(p));
+  return Harness(std::move(c), std::move(p));
+}
+
+/// One GPU per host. At 0 s replicas start on host 0 (P) and host 3 (A); at 60 s P's replica
+/// stops, its bytes stay pooled in host 0's memory; at 100 s cold starts begin on hosts 4 and
+/// 5 at once.
+Downloads run(std::unique_ptr<policy::ColdStartSourcing> sourcing) {
+  Harness h = harness(1, std::move(sourcing));
   policy::Decisions first;
   first.start.push_back({0, 1, std::nullopt, policy::Location{0, 0, -1}});
   first.start.push_back({0, 1, std::nullopt, policy::Location{3, 0, -1}});
@@ -162,6 +167,43 @@ TEST(LiveSenders, LiveHostsOnlyForAPolicyThatReadsThem) {
   EXPECT_EQ(shown, (std::vector<std::vector<int>>{{}, {}, {}, {}}));
   EXPECT_NEAR(d.receivers_s[0], 5.0, 1e-6);
   EXPECT_NEAR(d.receivers_s[1], 1.0, 1e-6);
+}
+
+// The receiver on the host of the only running replica (issue #20: under TSK the one replica
+// left after a scale-down sits on host 0, and first-fit places the next cold starts beside
+// it). Two GPUs per host; a replica runs on host 3 from 0 s; at 60 s cold starts begin on
+// host 4, then on host 3's second GPU. Host 4 is sent from host 3 (3 -> 4, 10 Gbit / 10
+// Gbit/s = 1 s). Host 3 may not send to itself (that would be local sourcing, off in MC), and
+// host 4's replica is still cold-starting, so it is no sender either: host 3's copy comes from
+// the store, 10 Gbit / 1 Gbit/s = 10 s, as with `cached`, where no other host keeps the bytes.
+TEST(LiveSenders, NoSenderForTheHostOfTheOnlyLiveReplica) {
+  for (const auto senders :
+       {HierarchicalSourcing::Senders::kLive, HierarchicalSourcing::Senders::kCached}) {
+    Harness h = harness(2, std::make_unique<HierarchicalSourcing>(sourcing(true, senders)));
+    policy::Decisions first;
+    first.start.push_back({0, 1, std::nullopt, policy::Location{3, 0, -1}});
+    h.platform->apply(first);
+    h.sim.run_until(seconds(60));
+    policy::Decisions two;
+    two.start.push_back({0, 1, std::nullopt, policy::Location{4, 0, -1}});
+    two.start.push_back({0, 1, std::nullopt, policy::Location{3, 1, -1}});
+    h.platform->apply(two);
+    h.sim.run_until(seconds(200));
+    const auto& cs = h.platform->cold_starts();
+    ASSERT_EQ(cs.size(), 3u);
+    EXPECT_EQ(cs[0].source, SourceKind::kStore);  // the first replica, from the store: 10 s
+    EXPECT_NEAR(cs[0].download.to_seconds(), 10.0, 1e-6);
+    for (std::size_t i = 1; i < cs.size(); ++i) {
+      EXPECT_TRUE(cs[i].completed);
+      EXPECT_EQ(cs[i].started, seconds(60));
+      EXPECT_EQ(cs[i].source, cs[i].host == 4 ? SourceKind::kRemoteHost : SourceKind::kStore);
+      EXPECT_NEAR(cs[i].download.to_seconds(), cs[i].host == 4 ? 1.0 : 10.0, 1e-6);
+    }
+    EXPECT_EQ(cs[1].host, 4);
+    EXPECT_EQ(cs[2].host, 3);
+    EXPECT_EQ(h.platform->summary_extra(h.sim.now())["cold_starts"]["chains"]["by_cold_starts"],
+              (nlohmann::json{{"1", 3}}));
+  }
 }
 
 }  // namespace
