@@ -16,6 +16,19 @@ bool serving(InstanceState s) {
          s == InstanceState::kBusy;
 }
 
+/// The configurations of each function's serving instances, in the view's order, indexed by
+/// function id: one pass over the instances per tick instead of one per function (Fig. 16 runs
+/// hundreds of functions).
+std::vector<std::vector<InstanceConfig>> serving_configs(const PlatformView& view) {
+  std::size_t n = 0;
+  for (const FunctionView& f : view.functions)
+    n = std::max<std::size_t>(n, f.id + 1);
+  std::vector<std::vector<InstanceConfig>> out(n);
+  for (const InstanceView& i : view.instances)
+    if (i.function < n && serving(i.state)) out[i.function].push_back(i.config);
+  return out;
+}
+
 }  // namespace
 
 Windows HistogramKeepAlive::derive(const Track& t) const {
@@ -70,6 +83,7 @@ std::vector<InstanceConfig> HistogramKeepAlive::capacity(std::uint32_t function)
 }
 
 void HistogramKeepAlive::observe(const PlatformView& view) {
+  std::vector<std::vector<InstanceConfig>> live_of;  // built at the first active function
   for (const FunctionView& f : view.functions) {
     auto it = tracks_.find(f.id);
     if (it == tracks_.end()) {
@@ -81,13 +95,16 @@ void HistogramKeepAlive::observe(const PlatformView& view) {
                .first;
     }
     Track& t = it->second;
-    t.long_term.expire(view.now);
-    t.short_term.expire(view.now);
+    // The windows depend on the histograms (and HHP's idle series) only: derived again when
+    // a sample came or went, not on every tick (the percentiles sort the samples).
+    bool changed = t.long_term.expire(view.now);
+    changed = t.short_term.expire(view.now) || changed;
     if (f.arrivals > t.arrivals) {
       // Invocations in the interval before this tick: the idle time since the last active
       // interval, at tick resolution (0 for back-to-back active intervals).
       if (t.last_active) {
         const Time idle = std::max(Time::zero(), view.now - *t.last_active - view.control_interval);
+        changed = true;
         t.long_term.add(view.now, idle);
         t.short_term.add(view.now, idle);
         if (!config_.lsth && config_.arima) {
@@ -102,12 +119,11 @@ void HistogramKeepAlive::observe(const PlatformView& view) {
       }
       t.last_active = view.now;
       t.arrivals = f.arrivals;
-      std::vector<InstanceConfig> live;
-      for (const InstanceView& i : view.instances)
-        if (i.function == f.id && serving(i.state)) live.push_back(i.config);
+      if (live_of.empty()) live_of = serving_configs(view);
+      std::vector<InstanceConfig>& live = live_of[f.id];
       if (live.size() >= t.capacity.size()) t.capacity = std::move(live);
     }
-    t.windows = derive(t);
+    if (changed) t.windows = derive(t);
   }
 }
 
@@ -128,6 +144,7 @@ Decisions HistogramKeepAlive::prewarm(const PlatformView& view) {
   observe(view);
   Decisions d;
   std::vector<StartInstance>& out = d.start;
+  std::vector<std::vector<InstanceConfig>> live_of;  // built at the first function to pre-warm
   for (const FunctionView& f : view.functions) {
     const Track& t = tracks_.at(f.id);
     const Windows w = t.windows;
@@ -142,9 +159,9 @@ Decisions HistogramKeepAlive::prewarm(const PlatformView& view) {
     // Load what the last activity held and is not live now, configuration by configuration
     // (placement chooses the servers).
     std::vector<InstanceConfig> missing = t.capacity;
-    for (const InstanceView& i : view.instances) {
-      if (i.function != f.id || !serving(i.state)) continue;
-      const auto m = std::find(missing.begin(), missing.end(), i.config);
+    if (live_of.empty()) live_of = serving_configs(view);
+    for (const InstanceConfig& c : live_of[f.id]) {
+      const auto m = std::find(missing.begin(), missing.end(), c);
       if (m != missing.end()) missing.erase(m);
     }
     for (const InstanceConfig& c : missing)

@@ -13,9 +13,13 @@ void IdleHistogram::add(Time observed_at, Time idle) {
   samples_.push_back({observed_at, idle});
 }
 
-void IdleHistogram::expire(Time now) {
-  while (!samples_.empty() && samples_.front().at < now - window_)
+bool IdleHistogram::expire(Time now) {
+  bool dropped = false;
+  while (!samples_.empty() && samples_.front().at < now - window_) {
     samples_.pop_front();
+    dropped = true;
+  }
+  return dropped;
 }
 
 std::size_t IdleHistogram::out_of_bounds() const {

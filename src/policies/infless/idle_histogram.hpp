@@ -16,8 +16,8 @@ class IdleHistogram {
   /// `bin`: the bin width (1 minute); `range`: longer idle times are out of bounds.
   IdleHistogram(Time window, Time bin, Time range);
   void add(Time observed_at, Time idle);
-  /// Drops what was observed before now - window.
-  void expire(Time now);
+  /// Drops what was observed before now - window; true when anything was dropped.
+  bool expire(Time now);
   [[nodiscard]] std::size_t count() const { return samples_.size(); }
   [[nodiscard]] std::size_t out_of_bounds() const;
   /// The p-th percentile (0..100) of the in-range idle times at bin resolution: the lower edge

@@ -70,6 +70,7 @@ Decisions InflessAutoscaler::decide(const PlatformView& view) {
       o.t_slo_s = slo;
       o.beta = beta;
       o.resource_scheduling = config_.resource_scheduling;
+      o.rs_off_per_resource = config_.rs_off_per_resource;
       o.model_bytes = f.model_bytes;
       o.device_memory_gb = f.device_memory_gb;
       for (const PlacedInstance& p : schedule(plan.residual, o, predictor, servers)) {

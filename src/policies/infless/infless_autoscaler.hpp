@@ -23,6 +23,7 @@ struct InflessAutoscalerConfig {
   std::optional<double> latency_factor;  ///< nullopt: 1 + prediction_offset (10%)
   bool batching = true;                  ///< false: the BB ablation (every batch size 1)
   bool resource_scheduling = true;       ///< false: the RS ablation
+  bool rs_off_per_resource = true;       ///< the RS ablation's "maximum throughput" per resource
   bool release = true;                   ///< rule (iii)
   /// Rule (iii) uses the largest R of this long a history, so one quiet rate sample does not
   /// release instances (the public code drains an instance after 3 idle 10 s checks).

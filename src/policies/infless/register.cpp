@@ -106,7 +106,16 @@ PolicyKind infless_autoscaler() {
   s->add("batching", ParamType::kBool).def(true).doc("false: the BB ablation (batch size 1)");
   s->add("resource_scheduling", ParamType::kBool)
       .def(true)
-      .doc("false: the RS ablation (largest-r_up configuration, first server that fits)");
+      .doc(
+          "false: the RS ablation (the configuration with the maximum throughput, first server "
+          "that fits: no fragment term)");
+  s->add("rs_off_throughput", ParamType::kChoice)
+      .one_of({"per-resource", "r_up"})
+      .def("per-resource")
+      .doc(
+          "the RS ablation's \"maximum throughput\": per-resource, r_up / (beta c + g) (the "
+          "paper's throughput of Figs. 12 and 18; §5.2 explains RS's share by fragments); r_up, "
+          "the largest r_up (wasteful configurations)");
   s->add("release", ParamType::kBool).def(true).doc("apply rule (iii)");
   s->add("release_hold", ParamType::kDuration)
       .def("30s")
@@ -135,6 +144,7 @@ PolicyKind infless_autoscaler() {
               c.latency_factor = p.at("latency_factor").get<double>();
             c.batching = p.at("batching").get<bool>();
             c.resource_scheduling = p.at("resource_scheduling").get<bool>();
+            c.rs_off_per_resource = p.at("rs_off_throughput").get<std::string>() == "per-resource";
             c.release = p.at("release").get<bool>();
             c.release_hold = config::get_duration(p, "release_hold");
             c.hold_after_quiet = p.at("hold_after_quiet").get<bool>();

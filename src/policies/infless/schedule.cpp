@@ -150,10 +150,19 @@ std::vector<PlacedInstance> schedule(double residual_rps, const ScheduleOptions&
           best_gpu = found->gpu;
         }
       } else {
-        // RS ablation: the configuration with the maximum throughput, on the first server.
+        // RS ablation (§5.2: "selecting only the resource configuration with the maximum
+        // throughput"), on the first server: no fragment term. Throughput per unified
+        // resource by default -- the paper's "throughput" of Figs. 12 and 18, and the paper
+        // explains RS's share by fragments alone ("their instances generate few resource
+        // fragments even without RS") -- or r_up itself.
+        const auto score = [&options](const Configuration& c) {
+          return options.rs_off_per_resource
+                     ? c.bounds.r_up / unified_resource(c.threads, c.gpu_percent, options.beta)
+                     : c.bounds.r_up;
+        };
         std::size_t k = 0;
         for (std::size_t q = 1; q < candidates.size(); ++q)
-          if (candidates[q].bounds.r_up > candidates[k].bounds.r_up) k = q;
+          if (score(candidates[q]) > score(candidates[k])) k = q;
         for (std::size_t j = 0; j < servers.size(); ++j) {
           const int g = gpu_for(servers[j], candidates[k], options);
           if (g >= 0) {

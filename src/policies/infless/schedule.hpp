@@ -36,9 +36,12 @@ struct ScheduleOptions {
   std::vector<int> batches;  ///< B, descending
   double t_slo_s = 0.2;
   double beta = 0.45;
-  /// false: the RS ablation (Fig. 11): take the configuration with the largest r_up and the
-  /// first server it fits on, ignoring eq. (10).
+  /// false: the RS ablation (Fig. 11): take the configuration with the maximum throughput and
+  /// the first server it fits on, ignoring eq. (10)'s server term (the fragment).
   bool resource_scheduling = true;
+  /// The RS ablation's "maximum throughput": true, per unified resource (r_up / (beta c + g),
+  /// the paper's throughput of Figs. 12 and 18); false, r_up itself.
+  bool rs_off_per_resource = true;
   int max_instances = 1000000;  ///< a safety bound on one call
   double model_bytes = 0.0;
   double device_memory_gb = 0.0;

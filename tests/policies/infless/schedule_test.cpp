@@ -70,8 +70,8 @@ TEST(Schedule, LargestBatchFirstThenMostEfficientServer) {
   EXPECT_NEAR(s[0].gpus[0].share_free, 0.9, 1e-12);
 }
 
-// RS off: the largest r_up of b = 4 (A), on the first server it fits (S1, GPU 0); then C on
-// S1 too, on GPU 0 (best fit: 80 % free beats 100 %).
+// RS off: the most throughput per resource of b = 4 (A; also the largest r_up), on the first
+// server it fits (S1, GPU 0); then C on S1 too, on GPU 0 (best fit: 80 % free beats 100 %).
 TEST(Schedule, ResourceSchedulingOffTakesMaxThroughputFirstFit) {
   const auto m = model();
   const LatencyPredictor p(m, std::nullopt);
@@ -82,6 +82,31 @@ TEST(Schedule, ResourceSchedulingOffTakesMaxThroughputFirstFit) {
   EXPECT_EQ(placed[0].location, (Location{0, 0, -1}));
   EXPECT_EQ(placed[1].config.batch, 1);
   EXPECT_EQ(placed[1].location, (Location{0, 0, -1}));
+}
+
+// The RS ablation's two readings of "the maximum throughput", with a fourth configuration
+//  D (8 thr, 50 %, b 4) 20 ms -> 22 ms: r_up floor(45.45) * 4 = 180, r_low ceil(5.62) * 4 = 24,
+//  demand beta*8 + 50 = 53.6056: 3.358 per unit, below A's 88 / 21.8028 = 4.036.
+// Per resource (the default): A on S1, R_k = 12, below every b = 4 r_low (A 28, B 40, D 24),
+// then C: two instances. r_up: D (180 >= 100): one instance.
+TEST(Schedule, ResourceSchedulingOffReadsMaxThroughputPerResourceOrAsRup) {
+  const auto m =
+      testing::model({{4, 20, 4, 40.0}, {2, 10, 4, 90.0}, {2, 10, 1, 30.0}, {8, 50, 4, 20.0}});
+  const LatencyPredictor p(m, std::nullopt);
+  auto s = servers();
+  auto o = options(false);
+  const auto per_resource = schedule(100.0, o, p, s);
+  ASSERT_EQ(per_resource.size(), 2u);
+  EXPECT_EQ(per_resource[0].config.threads, 4);
+  EXPECT_EQ(per_resource[0].config.gpu_percent, 20);
+  EXPECT_EQ(per_resource[1].config.batch, 1);
+  s = servers();
+  o.rs_off_per_resource = false;
+  const auto by_rup = schedule(100.0, o, p, s);
+  ASSERT_EQ(by_rup.size(), 1u);
+  EXPECT_EQ(by_rup[0].config.threads, 8);
+  EXPECT_EQ(by_rup[0].config.gpu_percent, 50);
+  EXPECT_EQ(by_rup[0].location, (Location{0, 0, -1}));
 }
 
 // No room anywhere: the loop ends instead of spinning (the public code's quirk).
