@@ -201,7 +201,9 @@ void EventQueue::bucket_take(Rung& r, std::size_t b, std::vector<Key>& out) {
   std::uint32_t n = bucket.fill;
   while (c != kNoChunk) {
     Chunk& ch = chunks_[c];
-    out.insert(out.end(), ch.keys, ch.keys + n);
+    // Key by key: a range insert of one to three keys went through a memmove call each time.
+    for (std::uint32_t j = 0; j < n; ++j)
+      out.push_back(ch.keys[j]);
     const std::uint32_t next = ch.next;
     ch.next = free_chunk_;
     free_chunk_ = c;

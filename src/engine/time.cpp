@@ -4,6 +4,11 @@
 
 namespace sim {
 
+void detail::throw_not_a_time(double ns, const char* what) {
+  throw std::out_of_range(std::string(what) + ": value is not a representable time (" +
+                          std::to_string(ns) + " ns)");
+}
+
 std::string to_string(Time t) {
   const std::int64_t v = t.ns();
   if (v == std::numeric_limits<std::int64_t>::max()) return "max";

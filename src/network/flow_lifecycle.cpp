@@ -130,13 +130,16 @@ void FlowNetwork::deliver(std::uint32_t slot, std::size_t receiver) {
   Flow& f = flows_[slot];
   if (f.state != State::kDelivering) return;
   std::function<void(std::size_t)> cb;
+  std::function<void()> done;  // a unicast flow's (one receiver: its only delivery)
   if (--f.pending_deliveries == 0) {
     cb = std::move(f.on_delivered);
+    done = std::move(f.on_done);
     release(slot);
   } else {
     cb = f.on_delivered;  // a copy: the callback may start flows and reallocate flows_
   }
   if (cb) cb(receiver);
+  if (done) done();
 }
 
 void FlowNetwork::release(std::uint32_t slot) {
@@ -149,6 +152,7 @@ void FlowNetwork::release(std::uint32_t slot) {
   f.pos.clear();
   f.delivery_latency.clear();
   f.on_delivered = nullptr;
+  f.on_done = nullptr;
   f.deliveries.clear();
   f.pending_deliveries = 0;
   hot_[slot] = FlowHot{};

@@ -62,9 +62,7 @@ FlowHandle FlowNetwork::start(NodeId src, NodeId dst, double bytes, std::functio
     if (const auto& c = topology_.node(n).flow_cap_bps) cap = std::min(cap, *c);
   }
   std::vector<Time> latency{route.latency};
-  std::function<void(std::size_t)> cb;
-  if (on_done) cb = [done = std::move(on_done)](std::size_t) { done(); };
-  return launch(std::move(route), std::move(latency), bytes, cap, std::move(cb));
+  return launch(std::move(route), std::move(latency), bytes, cap, nullptr, std::move(on_done));
 }
 
 FlowHandle FlowNetwork::start_chain(NodeId src, const std::vector<NodeId>& receivers, double bytes,
@@ -95,7 +93,8 @@ FlowHandle FlowNetwork::start_chain(NodeId src, const std::vector<NodeId>& recei
 }
 
 FlowHandle FlowNetwork::launch(Route route, std::vector<Time> delivery_latency, double bytes,
-                               double cap, std::function<void(std::size_t)> on_delivered) {
+                               double cap, std::function<void(std::size_t)> on_delivered,
+                               std::function<void()> on_done) {
   if (batch_depth_ > 0) check_batch_time();
   std::uint32_t slot;
   if (!free_slots_.empty()) {
@@ -114,6 +113,7 @@ FlowHandle FlowNetwork::launch(Route route, std::vector<Time> delivery_latency, 
   f.remaining = bytes;
   f.last_update = sim_.now();
   f.on_delivered = std::move(on_delivered);
+  f.on_done = std::move(on_done);
   f.deliveries.clear();
   f.pending_deliveries = 0;
   FlowHot& h = hot_[slot];

@@ -221,8 +221,10 @@ std::vector<FlowResult> simulate_flows(const Topology& topology,
     options.via = f.spine;
     FlowHandle h;
     try {
+      // Two words, so that std::function keeps the callable inline (no allocation per flow);
+      // results is sized once, so the pointer stays valid.
       h = net.start(
-          f.src, f.dst, f.bytes, [&, i] { results[i].finish = sim.now(); }, options);
+          f.src, f.dst, f.bytes, [out = &results[i], &sim] { out->finish = sim.now(); }, options);
     } catch (const std::invalid_argument& e) {
       throw std::invalid_argument(fmt::format("flow {} (line {}): {}", f.id, f.line, e.what()));
     }

@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
+#include <vector>
+
 #include "test_topologies.hpp"
 
 namespace sim::net {
@@ -306,6 +309,31 @@ TEST(FlowNetwork, CancelDuringDeliveryStopsCallbacks) {
   EXPECT_TRUE(net.cancel(h));
   sim.run();
   EXPECT_FALSE(called);
+}
+
+TEST(FlowNetwork, DoneCallbackMayStartFlowsThatReuseItsSlot) {
+  // The callback owns heap state (a shared_ptr, so std::function stores it on the heap) and
+  // starts 20 flows: they reuse the finished flow's slot and make the flow table reallocate
+  // while the callback runs, then the callback uses its captures. The callback must be moved
+  // out of the flow's slot before it runs (ASan catches a use of the old storage).
+  // h1 -> tor -> h2 at 10 Gbit/s: the first flow (10 Gbit) ends at 1 s; the 20 flows of
+  // 0.5 Gbit share 10 Gbit/s, 0.5 Gbit/s each, and all end 1 s later, at 2 s exactly.
+  const Topology t = testing::star(2, 10 * kG);
+  Simulation sim;
+  FlowNetwork net(sim, t);
+  auto calls = std::make_shared<int>(0);
+  std::vector<Time> finishes;
+  net.start(t.at("h1"), t.at("h2"), 10 * kGbit, [&, calls] {
+    for (int i = 0; i < 20; ++i)
+      net.start(t.at("h1"), t.at("h2"), 0.5 * kGbit, [&] { finishes.push_back(sim.now()); });
+    ++*calls;
+  });
+  sim.run();
+  EXPECT_EQ(*calls, 1);
+  ASSERT_EQ(finishes.size(), 20u);
+  for (const Time f : finishes)
+    EXPECT_EQ(f, seconds(2.0));
+  EXPECT_EQ(net.active_flows(), 0u);
 }
 
 }  // namespace

@@ -53,12 +53,13 @@ class Time {
 };
 
 namespace detail {
+/// Throws the std::out_of_range of checked_ns. Out of line, so that building the message does
+/// not keep checked_ns (on the path of every scheduled event) from being inlined.
+[[noreturn]] void throw_not_a_time(double ns, const char* what);
+
 inline std::int64_t checked_ns(double ns, const char* what) {
   // 9.2e18 ns is about 292 years: anything beyond (or NaN) is an input error, not a time.
-  if (!std::isfinite(ns) || std::fabs(ns) > 9.2e18) {
-    throw std::out_of_range(std::string(what) + ": value is not a representable time (" +
-                            std::to_string(ns) + " ns)");
-  }
+  if (!std::isfinite(ns) || std::fabs(ns) > 9.2e18) throw_not_a_time(ns, what);
   return static_cast<std::int64_t>(ns);
 }
 

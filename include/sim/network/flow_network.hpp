@@ -160,7 +160,10 @@ class FlowNetwork {
     std::vector<Time> delivery_latency;  ///< one per receiver
     double remaining = 0.0;              ///< bytes, as of last_update
     Time last_update;
-    std::function<void(std::size_t)> on_delivered;
+    std::function<void(std::size_t)> on_delivered;  ///< chains
+    /// Unicast flows (start): kept as given rather than wrapped into on_delivered, which cost a
+    /// second heap-allocated callable per flow.
+    std::function<void()> on_done;
     std::vector<EventHandle> deliveries;
     std::size_t pending_deliveries = 0;
   };
@@ -194,7 +197,8 @@ class FlowNetwork {
   };
 
   FlowHandle launch(Route route, std::vector<Time> delivery_latency, double bytes, double cap,
-                    std::function<void(std::size_t)> on_delivered);
+                    std::function<void(std::size_t)> on_delivered,
+                    std::function<void()> on_done = nullptr);
   [[nodiscard]] const Flow* lookup(FlowHandle h) const;
   void attach(std::uint32_t slot);
   void detach(std::uint32_t slot);
