@@ -27,7 +27,7 @@ ControlPlane::ControlPlane(ServerlessConfig config, const gpu::ModelCatalog& cat
       desired_(stats_.add<DesiredInstances>()) {
   if (config_.billing) stats_.add<Billing>(*config_.billing);
   stats_.add<OperatorStats>();        // writes its block only when operator-profile instances ran
-  stats_.add<ColdStartFigures>();     // Flashpoint Fig. 8.5's definitions (cold_start_stats.hpp)
+  stats_.add<ColdStartFigures>();     // cold starts by source (cold_start_stats.hpp)
   stats_.add<PartitionedReplicas>();  // writes its block only when a partitioned replica started
   if (!policies_.batcher || !policies_.dispatcher || !policies_.autoscaler ||
       !policies_.placement || !policies_.keep_alive || !policies_.sourcing) {
@@ -307,7 +307,7 @@ json ControlPlane::summary_extra(Time end) const {
   // After cold_->write_summary: ColdStartFigures adds to its cold_starts block.
   stats_.write_summary(out, {end, fleet_->hosts(), instances_, fns_, end_view, cold_->log()});
   if (auto stats = policies_.autoscaler->statistics(); !stats.is_null()) {
-    out["autoscaler"] = std::move(stats);  // e.g. Flashpoint Fig. 6.2 / 8.10 per scale-up
+    out["autoscaler"] = std::move(stats);  // e.g. new/running replicas and parts per scale-up
   }
   return out;
 }

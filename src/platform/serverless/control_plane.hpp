@@ -4,8 +4,9 @@
 /// lifecycle (start, idle, stop, terminate, lifecycle.cpp) and the control loop (control_plane.cpp)
 /// that hands the policies a view and applies their decisions. The other jobs are parts it owns
 /// and that report back to it: the function table, the fleet (FleetEvents), cold starts (ready),
-/// the batch runners (BatchEvents: the execution unit, Flashpoint's pipelines), feasibility and
-/// views (return values), and the statistics (subscribers in Statistics, fed with events).
+/// the batch runners (BatchEvents: the execution unit, partitioned replicas' pipelines),
+/// feasibility and views (return values), and the statistics (subscribers in Statistics, fed with
+/// events).
 
 #include <cstdint>
 #include <memory>
@@ -132,7 +133,7 @@ class ControlPlane final : private FleetEvents, private BatchEvents {
   void terminate(Inst& inst);
   void release_cold_start_memory(Inst& inst);
 
-  // Flashpoint's partitioned replicas (replicas.cpp).
+  // Partitioned replicas: a model's parts on several GPUs, run as a pipeline (replicas.cpp).
   bool start_partitioned(Fn& fn, const policy::InstanceConfig& config,
                          const policy::PartitionSpec& spec, policy::PlatformView& pv);
   void part_ready(Inst& inst);
@@ -153,7 +154,7 @@ class ControlPlane final : private FleetEvents, private BatchEvents {
   DecisionCounts counts_;
   Statistics stats_;              ///< every statistic of the run, fed with events
   Accounting& accounting_;        ///< the neutral one, in stats_ (also told of memory)
-  DesiredInstances& desired_;     ///< Flashpoint Fig. 3.2b's column, in stats_
+  DesiredInstances& desired_;     ///< the instances_desired column, in stats_
   std::unique_ptr<Fleet> fleet_;  ///< built once the topology is
   Instances instances_;
   /// instances_ by id (ids are dense, from 1): find() is on every dispatch's path, where a
@@ -190,7 +191,7 @@ class ControlPlane final : private FleetEvents, private BatchEvents {
   /// before its refresh; its cold start's first steps, which run after it, change that host's
   /// cache (ColdStarts::begin: the rest of a cold start runs from later events); a warm start
   /// dispatches (became_idle), which may touch any host. Refilling 2,000 hosts' views after
-  /// each start was the largest single cost of a large INFless run.
+  /// each start was the largest single cost of a 2,000-host run.
   struct PlacementStale {
     std::vector<int> hosts;
     bool all = false;

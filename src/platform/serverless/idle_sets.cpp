@@ -1,6 +1,6 @@
 // Idle sets: with a dispatcher that keeps each queue's idle instances itself (policy::IdleSet),
 // the platform reports every change of a queue's dispatchable instances instead of scanning
-// them and building their views on every dispatch (a third of a large INFless run's time).
+// them and building their views on every dispatch (a third of a 2,000-host run's time).
 // The dispatcher sees the same instances at every dispatch either way.
 //
 // Used only where dispatchability has few causes (the ControlPlane constructor): cluster-wide
