@@ -55,14 +55,17 @@ FlowHandle FlowNetwork::start(NodeId src, NodeId dst, double bytes, std::functio
   if (src >= topology_.node_count() || dst >= topology_.node_count()) {
     throw std::invalid_argument(fmt::format("flow: node id {} or {} does not exist", src, dst));
   }
-  Route route = routes_.route(src, dst, options.route_key.value_or(next_serial_), options.via);
+  // Routed into a buffer kept across flows and copied into the slot's own (reused) buffers:
+  // no allocation per flow once the slots exist.
+  Route& route = route_scratch_;
+  routes_.route_into(route, src, dst, options.route_key.value_or(next_serial_), options.via);
   double cap = options.rate_cap_bps.value_or(kInf);
   if (!(cap > 0.0)) throw std::invalid_argument("flow: the rate cap must be > 0");
   for (const NodeId n : {src, dst}) {
     if (const auto& c = topology_.node(n).flow_cap_bps) cap = std::min(cap, *c);
   }
-  std::vector<Time> latency{route.latency};
-  return launch(std::move(route), std::move(latency), bytes, cap, nullptr, std::move(on_done));
+  const Time latency = route.latency;
+  return launch(route, &latency, 1, bytes, cap, nullptr, std::move(on_done));
 }
 
 FlowHandle FlowNetwork::start_chain(NodeId src, const std::vector<NodeId>& receivers, double bytes,
@@ -89,11 +92,12 @@ FlowHandle FlowNetwork::start_chain(NodeId src, const std::vector<NodeId>& recei
     latency.push_back(route.latency);
     prev = r;
   }
-  return launch(std::move(route), std::move(latency), bytes, cap, std::move(on_delivered));
+  return launch(route, latency.data(), latency.size(), bytes, cap, std::move(on_delivered));
 }
 
-FlowHandle FlowNetwork::launch(Route route, std::vector<Time> delivery_latency, double bytes,
-                               double cap, std::function<void(std::size_t)> on_delivered,
+FlowHandle FlowNetwork::launch(const Route& route, const Time* delivery_latency,
+                               std::size_t receivers, double bytes, double cap,
+                               std::function<void(std::size_t)> on_delivered,
                                std::function<void()> on_done) {
   if (batch_depth_ > 0) check_batch_time();
   std::uint32_t slot;
@@ -108,8 +112,11 @@ FlowHandle FlowNetwork::launch(Route route, std::vector<Time> delivery_latency, 
   Flow& f = flows_[slot];
   f.serial = next_serial_++;
   f.state = State::kActive;
-  f.route = std::move(route);
-  f.delivery_latency = std::move(delivery_latency);
+  // Copied into the slot's buffers, which release() cleared but kept (assign reuses them).
+  f.route.channels.assign(route.channels.begin(), route.channels.end());
+  f.route.nodes.assign(route.nodes.begin(), route.nodes.end());
+  f.route.latency = route.latency;
+  f.delivery_latency.assign(delivery_latency, delivery_latency + receivers);
   f.remaining = bytes;
   f.last_update = sim_.now();
   f.on_delivered = std::move(on_delivered);

@@ -238,16 +238,24 @@ std::vector<FlowResult> simulate_flows(const Topology& topology,
     }
     results[i].spine = std::move(spine);
   };
+  // Bursts as [begin, end) ranges of order; bursts[j + 1] ends burst j. Each event captures two
+  // words (the runner and j) so that std::function keeps it inline: no allocation per burst.
+  std::vector<std::size_t> bursts;
   for (std::size_t b = 0; b < order.size();) {
+    bursts.push_back(b);
     std::size_t e = b + 1;
     while (e < order.size() && flows[order[e]].start == flows[order[b]].start)
       ++e;
-    sim.schedule_at(flows[order[b]].start, [&, b, e] {
-      const FlowNetwork::BatchUpdate batch(net);
-      for (std::size_t k = b; k < e; ++k)
-        start_one(order[k]);
-    });
     b = e;
+  }
+  bursts.push_back(order.size());
+  const auto run_burst = [&](std::size_t j) {
+    const FlowNetwork::BatchUpdate batch(net);
+    for (std::size_t k = bursts[j]; k < bursts[j + 1]; ++k)
+      start_one(order[k]);
+  };
+  for (std::size_t j = 0; j + 1 < bursts.size(); ++j) {
+    sim.schedule_at(flows[order[bursts[j]]].start, [run = &run_burst, j] { (*run)(j); });
   }
   sim.run();
   return results;

@@ -78,13 +78,18 @@ std::uint64_t RouteTable::path_count(NodeId src, NodeId dst) {
 }
 
 Route RouteTable::path(NodeId src, NodeId dst, std::uint64_t index) {
+  Route r;
+  r.nodes.push_back(src);
+  append_path(r, src, dst, index);
+  return r;
+}
+
+void RouteTable::append_path(Route& r, NodeId src, NodeId dst, std::uint64_t index) {
   const auto& pd = towards(dst);
   if (src >= pd.count.size() || pd.count[src] == 0) {
     throw std::invalid_argument(fmt::format("route: no path from \"{}\" to \"{}\"",
                                             topology_.node(src).name, topology_.node(dst).name));
   }
-  Route r;
-  r.nodes.push_back(src);
   std::uint64_t k = index % pd.count[src];
   NodeId u = src;
   while (u != dst) {
@@ -116,7 +121,6 @@ Route RouteTable::path(NodeId src, NodeId dst, std::uint64_t index) {
       }
     }
   }
-  return r;
 }
 
 void RouteTable::append(Route& r, NodeId src, NodeId dst, std::uint64_t key) {
@@ -126,25 +130,31 @@ void RouteTable::append(Route& r, NodeId src, NodeId dst, std::uint64_t key) {
     throw std::invalid_argument(fmt::format("route: no path from \"{}\" to \"{}\"",
                                             topology_.node(src).name, topology_.node(dst).name));
   }
-  Route part = path(src, dst, route_hash(src, dst, key) % n);
-  r.channels.insert(r.channels.end(), part.channels.begin(), part.channels.end());
-  r.nodes.insert(r.nodes.end(), part.nodes.begin() + 1, part.nodes.end());
-  r.latency += part.latency;
+  // Written straight into r (no temporary Route): with a reused r, routing allocates nothing.
+  append_path(r, src, dst, route_hash(src, dst, key) % n);
 }
 
 Route RouteTable::route(NodeId src, NodeId dst, std::uint64_t key, std::optional<NodeId> via) {
+  Route r;
+  route_into(r, src, dst, key, via);
+  return r;
+}
+
+void RouteTable::route_into(Route& out, NodeId src, NodeId dst, std::uint64_t key,
+                            std::optional<NodeId> via) {
   if (src >= topology_.node_count() || dst >= topology_.node_count()) {
     throw std::invalid_argument("route: node id out of range");
   }
-  Route r;
-  r.nodes.push_back(src);
+  out.channels.clear();
+  out.nodes.clear();
+  out.latency = Time::zero();
+  out.nodes.push_back(src);
   if (via && *via != src && *via != dst) {
-    append(r, src, *via, key);
-    append(r, *via, dst, key);
+    append(out, src, *via, key);
+    append(out, *via, dst, key);
   } else {
-    append(r, src, dst, key);
+    append(out, src, dst, key);
   }
-  return r;
 }
 
 }  // namespace sim::net

@@ -134,6 +134,59 @@ TEST(Routing, SpineLeafHasOnePathPerSpine) {
   EXPECT_EQ(pinned.channels.size(), 4u);
 }
 
+TEST(Routing, RouteIntoAReusedBufferEqualsFreshRoutes) {
+  // route_into reuses the caller's buffers (FlowNetwork::start keeps one Route across flows): it
+  // must clear what the previous, possibly longer, route left. Reference: the documented choice
+  // composed from path() (route_hash mod path_count, per leg when pinned), and the latency as the
+  // sum of the crossed links' latencies.
+  const Topology t = load_topology(json{{"spines", 3}, {"leaves", 4}, {"hosts_per_leaf", 3}});
+  RouteTable rt(t);
+  std::vector<NodeId> hosts, spines;
+  for (NodeId n = 0; n < t.node_count(); ++n) {
+    if (t.node(n).kind == NodeKind::kHost) hosts.push_back(n);
+    if (t.node(n).kind == NodeKind::kSpine) spines.push_back(n);
+  }
+  ASSERT_EQ(hosts.size(), 12u);
+  ASSERT_EQ(spines.size(), 3u);
+  const auto leg = [&](Route& r, NodeId a, NodeId b, std::uint64_t key) {
+    if (a == b) return;
+    const Route p = rt.path(a, b, route_hash(a, b, key) % rt.path_count(a, b));
+    r.channels.insert(r.channels.end(), p.channels.begin(), p.channels.end());
+    r.nodes.insert(r.nodes.end(), p.nodes.begin() + 1, p.nodes.end());
+  };
+  Route reused;
+  std::uint64_t state = 12345;
+  for (int i = 0; i < 400; ++i) {
+    state = splitmix64(state);
+    const NodeId src = hosts[state % hosts.size()];
+    const NodeId dst = hosts[(state >> 16) % hosts.size()];
+    const std::uint64_t key = state >> 32;
+    std::optional<NodeId> via;
+    if ((state >> 8) % 2 == 0) via = spines[(state >> 24) % spines.size()];
+    rt.route_into(reused, src, dst, key, via);
+    Route expected;
+    expected.nodes.push_back(src);
+    if (via && *via != src && *via != dst) {
+      leg(expected, src, *via, key);
+      leg(expected, *via, dst, key);
+    } else {
+      leg(expected, src, dst, key);
+    }
+    ASSERT_EQ(reused.channels, expected.channels) << i;
+    ASSERT_EQ(reused.nodes, expected.nodes) << i;
+    Time latency = Time::zero();
+    for (const ChannelId c : expected.channels)
+      latency += t.link(Topology::link_of(c)).latency;
+    ASSERT_EQ(reused.latency, latency) << i;
+    // Hops: 0 (same host), 2 (same leaf), 4 (across or through a spine); 1 us per link.
+    ASSERT_TRUE(reused.channels.size() % 2 == 0 && reused.channels.size() <= 4) << i;
+    ASSERT_EQ(reused.latency, us(1) * static_cast<std::int64_t>(reused.channels.size())) << i;
+    const Route fresh = rt.route(src, dst, key, via);
+    ASSERT_EQ(fresh.channels, reused.channels) << i;
+    ASSERT_EQ(fresh.nodes, reused.nodes) << i;
+  }
+}
+
 TEST(Routing, HashIsFixed) {
   // Known answers pin the documented hash so that other simulators can reproduce path choices.
   EXPECT_EQ(splitmix64(0), 0xe220a8397b1dcdafULL);

@@ -196,8 +196,9 @@ class FlowNetwork {
     bool dirty = false;          ///< membership changed inside the open batch
   };
 
-  FlowHandle launch(Route route, std::vector<Time> delivery_latency, double bytes, double cap,
-                    std::function<void(std::size_t)> on_delivered,
+  /// `route` and the `receivers` delivery latencies are copied into the slot's reused buffers.
+  FlowHandle launch(const Route& route, const Time* delivery_latency, std::size_t receivers,
+                    double bytes, double cap, std::function<void(std::size_t)> on_delivered,
                     std::function<void()> on_done = nullptr);
   [[nodiscard]] const Flow* lookup(FlowHandle h) const;
   void attach(std::uint32_t slot);
@@ -231,6 +232,7 @@ class FlowNetwork {
   Simulation& sim_;
   const Topology& topology_;
   RouteTable routes_;
+  Route route_scratch_;  ///< start()'s route, reused across flows (routing allocates nothing)
   std::vector<Flow> flows_;
   std::vector<FlowHot> hot_;  ///< parallel to flows_
   std::vector<std::uint32_t> free_slots_;

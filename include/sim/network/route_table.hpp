@@ -44,6 +44,10 @@ class RouteTable {
   /// std::invalid_argument if dst (or via) is unreachable. src == dst gives an empty route.
   [[nodiscard]] Route route(NodeId src, NodeId dst, std::uint64_t key,
                             std::optional<NodeId> via = std::nullopt);
+  /// The same route written into `out` (cleared first; its buffers are reused, so a caller that
+  /// keeps one Route routes without allocating). On a throw `out` holds a partial route.
+  void route_into(Route& out, NodeId src, NodeId dst, std::uint64_t key,
+                  std::optional<NodeId> via = std::nullopt);
 
  private:
   struct PerDestination {
@@ -52,6 +56,8 @@ class RouteTable {
   };
   const PerDestination& towards(NodeId dst);
   void append(Route& r, NodeId src, NodeId dst, std::uint64_t key);
+  /// Appends path number `index` from src (r.nodes already ends with src) to dst.
+  void append_path(Route& r, NodeId src, NodeId dst, std::uint64_t index);
 
   const Topology& topology_;
   std::vector<std::optional<PerDestination>> cache_;  // indexed by destination, filled lazily
