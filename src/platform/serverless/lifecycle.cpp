@@ -96,6 +96,7 @@ bool ControlPlane::start_instance(Fn& fn, const policy::InstanceConfig& config,
     host.cache.insert(fn.spec.model, fn.bytes, host.cache_capacity());
     w.life.transition(InstanceEvent::kReady, sim_.now());
     refresh_placement_view(pv, w.loc.host);
+    pv.instances.push_back(instance_view(w));  // Placement's contract: see it in this tick
     became_idle(w);
     placement_stale_.all = true;  // its dispatch may have touched any host
     return true;
@@ -105,6 +106,10 @@ bool ControlPlane::start_instance(Fn& fn, const policy::InstanceConfig& config,
   add_instance(std::move(inst));
   ++counts_.applied["start"];
   refresh_placement_view(pv, ref.loc.host);
+  // Placement's contract: the view reflects the instances already placed in this tick. The
+  // hosts view alone is not enough: INFless's placement reads the SM shares off the instances
+  // (without this, two pre-warmed instances of one tick took the same last share, issue #22).
+  pv.instances.push_back(instance_view(ref));
   cold_->begin(ref);
   placement_stale_.hosts.push_back(ref.loc.host);  // begin() touches or fills its cache
   return true;
