@@ -86,7 +86,9 @@ def mean(v):
 
 
 def x(v, n=None):
-    s = "-" if v is None else (f"{v:,.0f}x" if v >= 1000 else f"{v:.2f}x")
+    if v is None:
+        return "-"
+    s = f"{v:,.0f}x" if v >= 1000 else f"{v:.2f}x"
     return s if n is None else f"{s} (n={n})"
 
 
