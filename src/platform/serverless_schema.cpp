@@ -111,8 +111,9 @@ std::shared_ptr<const config::Schema> cluster_schema() {
       .at_least(0)
       .doc(
           "a cold start's runtime stage between download and load: container start and "
-          "serving-runtime initialisation (0: not modelled; the INFless presets set their "
-          "testbed's value, see docs/reproduction/infless.md)");
+          "serving-runtime initialisation (0: not modelled; the INFless presets keep 0 s, no "
+          "value is published for their stack: docs/reproduction/infless.md; a measured bound "
+          "is in data/models/measurements/runtime-start.json)");
   s->add("provisioning_delay", ParamType::kDuration)
       .def("120s")
       .at_least(0)
