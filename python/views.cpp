@@ -96,6 +96,7 @@ void bind_platform_view(py::module_& m) {
       .def_readonly("device_memory_gb", &FunctionView::device_memory_gb)
       .def_readonly("batch_latency_s", &FunctionView::batch_latency_s)
       .def_readonly("queue_length", &FunctionView::queue_length)
+      .def_readonly("node_queues", &FunctionView::node_queues)
       .def_readonly("oldest_wait", &FunctionView::oldest_wait)
       .def_readonly("dequeued", &FunctionView::dequeued)
       .def_readonly("dequeued_wait_s", &FunctionView::dequeued_wait_s)

@@ -61,6 +61,31 @@ TEST(NodeDispatch, RoundRobinHoldsARequestAtItsBusyNode) {
   EXPECT_EQ(r[3].queue_wait, seconds(29.1) - seconds(25.3));
 }
 
+TEST(NodeDispatch, TheViewListsEachNodesQueue) {
+  // As RoundRobinHoldsARequestAtItsBusyNode: at 25.35 s r0, r1 and r2 run on devices 0, 2 and
+  // 1, and r3 waits at node 1 (host 1): the view lists one request queued there, none in the
+  // cluster queue. Under cluster dispatch the same request waits in the cluster queue: no node
+  // queue is listed.
+  for (const auto scope : {DispatchScope::kNode, DispatchScope::kCluster}) {
+    auto p = testing::reference_policies();
+    p.autoscaler = std::make_unique<ref::FixedPoolAutoscaler>(3);
+    Harness h(three_gpus_on_two_nodes(scope, GatewayRoute::kRoundRobin), std::move(p));
+    for (int i = 0; i < 4; ++i)
+      h.arrive(seconds(25.0 + 0.1 * i), 0);
+    h.sim.run_until(seconds(25.35));
+    const auto v = h.platform->view();
+    ASSERT_EQ(v.functions.size(), 1u);
+    EXPECT_EQ(v.functions[0].queue_length, 1u);
+    if (scope == DispatchScope::kNode) {
+      ASSERT_EQ(v.functions[0].node_queues.size(), 1u);
+      EXPECT_EQ(v.functions[0].node_queues[0].first, 1);
+      EXPECT_EQ(v.functions[0].node_queues[0].second, 1u);
+    } else {
+      EXPECT_TRUE(v.functions[0].node_queues.empty());
+    }
+  }
+}
+
 TEST(NodeDispatch, SharedBacklogGoesToAnIdleInstanceOfAnotherNode) {
   // As RoundRobinHoldsARequestAtItsBusyNode, with node_backlog share: r3 waits at node 1
   // (device 2 busy until 29.1 s); at 29 s device 0's instance becomes idle with nothing

@@ -12,6 +12,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/engine/host_terms.hpp"
@@ -129,6 +130,11 @@ struct FunctionView {
   /// on config.cpu_cores for CPU functions): the service time policies plan with.
   double batch_latency_s = 0.0;
   std::size_t queue_length = 0;
+  /// Under per-node dispatch (dispatch_scope node): the requests of this function queued at
+  /// each node, (host, count) by ascending host, nodes with none left out. They wait for that
+  /// node's instances; queue_length minus their sum wait in the cluster-wide queue (not yet
+  /// routed: no node hosted an instance). Empty under the other dispatch scopes.
+  std::vector<std::pair<int, std::size_t>> node_queues;
   Time oldest_wait;  ///< now - arrival of the oldest queued request (0 when empty)
   /// Requests taken from the queue into a batch since time zero, and the sum of their queue
   /// waits (dispatch - arrival, s): per-dequeued-request queue time, as TorchServe's QueueTime

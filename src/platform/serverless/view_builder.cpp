@@ -139,9 +139,21 @@ policy::FunctionView function_view(const Fn& f, Time now, const std::vector<Time
 void refresh_function_view(policy::FunctionView& fv, const Fn& f, Time now,
                            const std::vector<Time>& rate_windows) {
   fv.queue_length = f.queued;
+  fv.node_queues.clear();
   fv.arrivals = f.arrivals;
   fv.oldest_wait = Time::zero();
   if (f.queued > 0) {
+    for (const auto& [h, nq] : f.queue->nodes) {
+      if (nq->requests.empty()) continue;
+      std::size_t n = nq->requests.size();
+      if (nq->members.size() > 1) {
+        // A queue group's node queue holds its members' requests: count this function's.
+        n = 0;
+        for (const Request& r : nq->requests)
+          if (r.arrival.function == f.id) ++n;
+      }
+      if (n > 0) fv.node_queues.emplace_back(h, n);
+    }
     // Each queue is in arrival order: the first request of this function in each is that
     // queue's oldest.
     auto oldest_in = [&](const Queue& q) {

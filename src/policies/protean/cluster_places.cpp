@@ -31,10 +31,53 @@ int containers_needed(const FunctionView& f, ContainerCount count, double interv
 }
 
 int worker_nodes(const PlatformView& view) {
-  int n = 0;
+  return std::max(1, static_cast<int>(worker_hosts(view).size()));
+}
+
+std::vector<int> worker_hosts(const PlatformView& view) {
+  std::vector<int> out;
   for (const auto& h : view.hosts)
-    if (h.available && !h.gpus.empty()) ++n;
-  return std::max(1, n);
+    if (h.available && !h.gpus.empty()) out.push_back(h.index);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+int ContainerNeed::total() const {
+  int n = anywhere;
+  for (const auto& [h, k] : at_node)
+    n += k;
+  return n;
+}
+
+ContainerNeed container_need(const FunctionView& f, ContainerCount count, double interval_s,
+                             ContainerScope scope, const std::vector<int>& workers) {
+  const int nodes = std::max(1, static_cast<int>(workers.size()));
+  ContainerNeed need;
+  if (scope != ContainerScope::kNode) {
+    need.anywhere =
+        containers_needed(f, count, interval_s, scope == ContainerScope::kCluster ? 1 : nodes);
+    return need;
+  }
+  // The queues held by worker nodes; whatever else is queued joins the pool.
+  std::size_t held = 0;
+  for (const auto& [h, q] : f.node_queues)
+    if (std::binary_search(workers.begin(), workers.end(), h)) held += q;
+  const double rate = f.arrival_rate.empty() ? 0.0 : f.arrival_rate.front();
+  const double window = count == ContainerCount::kInFlight ? f.batch_latency_s : interval_s;
+  const double pool =
+      rate * window + static_cast<double>(f.queue_length - std::min(held, f.queue_length));
+  const double batch = std::max(1, f.config.max_batch);
+  const int k = std::max(1, std::min(nodes, static_cast<int>(std::ceil(pool - 1e-9))));
+  const double share = pool / k;
+  const int for_share = static_cast<int>(std::ceil(share / batch - 1e-9));
+  need.anywhere = k * for_share;
+  for (const auto& [h, q] : f.node_queues) {
+    if (!std::binary_search(workers.begin(), workers.end(), h)) continue;
+    const int at =
+        static_cast<int>(std::ceil((share + static_cast<double>(q)) / batch - 1e-9)) - for_share;
+    if (at > 0) need.at_node[h] = at;
+  }
+  return need;
 }
 
 namespace {
@@ -110,12 +153,13 @@ std::vector<Place> cluster_places(const PlatformView& view, LoadScope scope,
 }
 
 void tag_places(std::vector<Place>& places, const PlatformView& view, ContainerCount count,
-                double interval_s, int nodes) {
+                double interval_s, ContainerScope scope) {
   double be_mem = 0.0;
   double be_fbr = 0.0;
+  const auto workers = worker_hosts(view);
   for (const auto& f : view.functions) {
     if (!f.gpu || is_strict(f)) continue;
-    const int n = containers_needed(f, count, interval_s, nodes);
+    const int n = container_need(f, count, interval_s, scope, workers).total();
     be_mem += n * f.device_memory_gb;
     be_fbr += n * f.fbr;
   }

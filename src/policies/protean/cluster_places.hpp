@@ -3,6 +3,7 @@
 /// whole GPUs without MIG), with the load already on them, built from a PlatformView.
 
 #include <cstdint>
+#include <map>
 #include <set>
 #include <string>
 #include <utility>
@@ -47,13 +48,45 @@ enum class ContainerCount : std::uint8_t {
 /// the worker nodes by the Dispatcher" and then "serviced as batches ... by GPU-accelerated
 /// containers"; §4.2: "one container spawned for each batch of requests received").
 enum class ContainerScope : std::uint8_t {
-  /// each worker node forms its own batches from its share of n_r (the gateway spreads n_r
-  /// evenly): n_c = sum over the k nodes of ceil((n_r / k) / batch_size), k = min(nodes,
-  /// ceil(n_r)) (a node forms a batch only if it receives a request)
+  /// each worker node forms its own batches from its even share of the requests to come and
+  /// from its own queue: see ContainerNeed. A node's backlog gets containers on that node.
   kNode,
+  /// each worker node forms its own batches from an even share of all of n_r, queued requests
+  /// included (the count sees the cluster's totals only, not where the requests wait): n_c =
+  /// sum over the k nodes of ceil((n_r / k) / batch_size), k = min(nodes, ceil(n_r)) (a node
+  /// forms a batch only if it receives a request); placed anywhere
+  kNodeEven,
   /// one cluster-wide queue forms the batches: n_c = ceil(n_r / batch_size)
   kCluster
 };
+
+/// n_c of one function by where its batches are formed.
+///
+/// kNode (Protean §4: requests are "load-balanced across the worker nodes by the Dispatcher",
+/// then re-ordered and "serviced as batches" at the node; §4.2: "one container spawned for each
+/// batch of requests received"). The pool P = the requests to come (n_r's arrival term) plus
+/// those no worker node holds yet (cluster queue, nodes no longer available) is spread by the
+/// gateway evenly over k = min(N, ceil(P)) of the N worker nodes, s = P / k each; worker node h
+/// also holds its own queue q_h. Node h forms ceil((s + q_h) / B) batches. Of these,
+/// ceil(s / B) per receiving node would be needed without the queue and may run on any node
+/// (the gateway routes arrivals to the nodes that host an instance): `anywhere` = k x ceil(s /
+/// B). The rest, ceil((s + q_h) / B) - ceil(s / B), are for requests already waiting at h, which
+/// only h's containers can take: `at_node[h]`, placed on h. With equal queues on every node
+/// this is kNodeEven's count; it differs where a node holds a backlog of its own.
+///
+/// kNodeEven and kCluster: everything in `anywhere` (containers_needed with N or 1 nodes).
+struct ContainerNeed {
+  int anywhere = 0;
+  std::map<int, int> at_node;  ///< host -> containers for that node's own backlog (> 0 only)
+  [[nodiscard]] int total() const;
+};
+
+/// The hosts of the worker nodes the gateway balances over: available, with at least one GPU,
+/// ascending.
+std::vector<int> worker_hosts(const PlatformView& view);
+
+ContainerNeed container_need(const FunctionView& f, ContainerCount count, double interval_s,
+                             ContainerScope scope, const std::vector<int>& workers);
 
 /// Containers a function needs (Protean §4.2): n_c = ceil(n_r / batch_size), n_r as `count`
 /// says (`interval_s` is the monitor interval of kIntervalBatches), taken per node over
@@ -86,12 +119,12 @@ std::vector<Place> cluster_places(const PlatformView& view, LoadScope scope,
                                   const GpuSet& excluded = {});
 
 /// Algorithm 1's tags on every GPU: the best-effort memory demand (sum over best-effort
-/// functions of containers_needed(count) x device memory) is shared evenly among the GPUs, and each
-/// GPU's places are tagged in ascending order of memory; tagged_best_effort_fbr = tag x memory
-/// x the demand's FBR per GB.
+/// functions of container_need(count, scope).total() x device memory) is shared evenly among the
+/// GPUs, and each GPU's places are tagged in ascending order of memory; tagged_best_effort_fbr =
+/// tag x memory x the demand's FBR per GB.
 void tag_places(std::vector<Place>& places, const PlatformView& view,
                 ContainerCount count = ContainerCount::kInFlight, double interval_s = 1.0,
-                int nodes = 1);
+                ContainerScope scope = ContainerScope::kCluster);
 
 /// Indices of `places` in ascending order of resources (memory, then location).
 std::vector<std::size_t> ascending_order(const std::vector<Place>& places);

@@ -184,37 +184,58 @@ Decisions ProteanAutoscaler::decide(const PlatformView& view) {
   for (const auto& [g, target] : draining_)
     excluded.insert(g);
   auto places = cluster_places(view, LoadScope::kLive, excluded);
-  const int nodes = config_.container_scope == ContainerScope::kNode ? worker_nodes(view) : 1;
   if (config_.placement == ContainerPlacement::kJobDistribution) {
-    tag_places(places, view, config_.container_count, config_.monitor_interval_s, nodes);
+    tag_places(places, view, config_.container_count, config_.monitor_interval_s,
+               config_.container_scope);
   }
 
-  std::map<std::uint32_t, int> need;
-  std::map<std::uint32_t, int> live;
-  for (const auto& f : view.functions)
-    need[f.id] =
-        f.gpu ? containers_needed(f, config_.container_count, config_.monitor_interval_s, nodes)
-              : 0;
+  // n_c per function (§4.2), split into the containers a node's own backlog needs on that node
+  // and those that may run anywhere (ContainerNeed). A function's live containers on a node
+  // serve that node's backlog first; the rest ("floating") serve the pool anywhere, and those
+  // beyond its `anywhere` count are surplus.
+  const auto workers = worker_hosts(view);
+  std::map<std::uint32_t, ContainerNeed> need;
+  std::map<std::uint32_t, std::map<int, int>> live;  // function -> host -> live containers
+  for (const auto& f : view.functions) {
+    if (f.gpu) {
+      need[f.id] = container_need(f, config_.container_count, config_.monitor_interval_s,
+                                  config_.container_scope, workers);
+    }
+  }
   for (const auto& i : view.instances)
-    if (counts_as_live(i) && stopping_.count(i.id) == 0) ++live[i.function];
+    if (counts_as_live(i) && stopping_.count(i.id) == 0) ++live[i.function][i.location.host];
+  auto bound = [&](std::uint32_t fid, int host) {
+    const auto& at = need[fid].at_node;
+    const auto it = at.find(host);
+    return it == at.end() ? 0 : it->second;
+  };
+  auto floating = [&](std::uint32_t fid) {
+    int n = 0;
+    for (const auto& [host, k] : live[fid])
+      n += std::max(0, k - bound(fid, host));
+    return n;
+  };
+  // A container of `fid` on `host` is surplus when its node has more than its backlog needs
+  // and the function more floating containers than its pool needs.
+  auto surplus_at = [&](std::uint32_t fid, int host) {
+    return live[fid][host] > bound(fid, host) && floating(fid) > need[fid].anywhere;
+  };
 
   // Delayed termination (§4.2): stop surplus idle containers, newest first, once the model
   // has had a surplus for the whole surplus period.
   for (const auto& f : view.functions) {
-    const int surplus = live[f.id] - need[f.id];
-    if (surplus <= 0) {
+    if (floating(f.id) <= need[f.id].anywhere) {
       surplus_since_.erase(f.id);
       continue;
     }
     const auto [since, fresh] = surplus_since_.try_emplace(f.id, view.now);
     if (fresh || view.now - since->second < config_.surplus_period) continue;
-    int excess = surplus;
-    for (auto it = view.instances.rbegin(); it != view.instances.rend() && excess > 0; ++it) {
+    for (auto it = view.instances.rbegin(); it != view.instances.rend(); ++it) {
       if (it->function != f.id || it->state != InstanceState::kIdle) continue;
-      if (!stopping_.insert(it->id).second) continue;
+      if (stopping_.count(it->id) > 0 || !surplus_at(f.id, it->location.host)) continue;
+      stopping_.insert(it->id);
       d.stop.push_back({it->id});
-      --live[f.id];
-      --excess;
+      --live[f.id][it->location.host];
     }
   }
 
@@ -229,57 +250,81 @@ Decisions ProteanAutoscaler::decide(const PlatformView& view) {
     (is_strict(f) ? p.load.strict_fbr : p.load.best_effort_fbr) += sign * f.fbr;
   };
   // Idle containers of models with a surplus give way to a needed one (see header): on the
-  // first place where stopping some of them (oldest first) makes room.
-  auto evict_for = [&](const FunctionView& f) -> std::optional<std::size_t> {
+  // first place (on `host`, or anywhere when it is -1) where stopping some of them (oldest
+  // first) makes room.
+  auto evict_for = [&](const FunctionView& f, int host) -> std::optional<std::size_t> {
     for (std::size_t p = 0; p < places.size(); ++p) {
       Place& place = places[p];
+      if (host >= 0 && place.location.host != host) continue;
       std::vector<const InstanceView*> victims;
       double freed = 0.0;
       double freed_resident = 0.0;
       int left = place.instances;
-      std::map<std::uint32_t, int> taken;
       for (const auto& i : view.instances) {
         if (fits_after(f, place, freed, freed_resident, left, config_.placement)) break;
         if (i.state != InstanceState::kIdle || i.function == f.id) continue;
         if (i.location != place.location || stopping_.count(i.id) > 0) continue;
-        if (live[i.function] - taken[i.function] <= need[i.function]) continue;
+        if (!surplus_at(i.function, i.location.host)) continue;
         const FunctionView* g = view.function(i.function);
         if (g == nullptr) continue;
         victims.push_back(&i);
         freed += g->device_memory_gb;
         freed_resident += resident_charge_gb(*g);
         --left;
-        ++taken[i.function];
+        --live[i.function][i.location.host];  // taken: no longer counted as surplus
       }
-      if (!fits_after(f, place, freed, freed_resident, left, config_.placement)) continue;
+      if (!fits_after(f, place, freed, freed_resident, left, config_.placement)) {
+        for (const InstanceView* i : victims)
+          ++live[i->function][i->location.host];  // not taken after all
+        continue;
+      }
       for (const InstanceView* i : victims) {
         stopping_.insert(i->id);
         d.stop.push_back({i->id});
-        --live[i->function];
         add_load(place, *view.function(i->function), -1.0);
       }
       return p;
     }
     return std::nullopt;
   };
+  // Algorithm 1 (or the scheme's placement) over the places of `host` only, or of every host.
+  auto place_on = [&](const FunctionView& f, int host) -> std::optional<std::size_t> {
+    if (host < 0) return place_container(f, places, config_.placement);
+    std::vector<Place> own;
+    std::vector<std::size_t> index;
+    for (std::size_t p = 0; p < places.size(); ++p) {
+      if (places[p].location.host != host) continue;
+      own.push_back(places[p]);
+      index.push_back(p);
+    }
+    const auto k = place_container(f, own, config_.placement);
+    return k ? std::optional<std::size_t>(index[*k]) : std::nullopt;
+  };
+  auto start = [&](const FunctionView& f, int host) {
+    auto p = place_on(f, host);
+    if (!p && evict_for(f, host)) p = place_on(f, host);
+    if (!p) return false;
+    InstanceConfig config = f.config;
+    if (is_strict(f) && config_.strict_sm_cap < 1.0) config.gpu_share = config_.strict_sm_cap;
+    d.start.push_back({f.id, 1, config, places[*p].location});
+    add_load(places[*p], f, 1.0);
+    ++live[f.id][places[*p].location.host];
+    return true;
+  };
 
-  // Strict models first, so that they get the best slices.
+  // Strict models first, so that they get the best slices. A node's backlog gets its
+  // containers on that node (only they can take its requests), then the pool's anywhere.
   std::vector<const FunctionView*> order;
   for (const auto& f : view.functions)
     if (f.gpu && is_strict(f)) order.push_back(&f);
   for (const auto& f : view.functions)
     if (f.gpu && !is_strict(f)) order.push_back(&f);
   for (const FunctionView* f : order) {
-    InstanceConfig config = f->config;
-    if (is_strict(*f) && config_.strict_sm_cap < 1.0) config.gpu_share = config_.strict_sm_cap;
-    for (int k = live[f->id]; k < need[f->id]; ++k) {
-      auto p = place_container(*f, places, config_.placement);
-      if (!p && evict_for(*f)) p = place_container(*f, places, config_.placement);
-      if (!p) break;
-      d.start.push_back({f->id, 1, config, places[*p].location});
-      add_load(places[*p], *f, 1.0);
-      ++live[f->id];
-    }
+    for (const auto& [host, k] : need[f->id].at_node)
+      for (int n = live[f->id][host]; n < k; ++n)
+        if (!start(*f, host)) break;
+    for (int n = floating(f->id); n < need[f->id].anywhere; ++n)
+      if (!start(*f, -1)) break;
   }
   return d;
 }

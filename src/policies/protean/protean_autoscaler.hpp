@@ -1,6 +1,8 @@
 #pragma once
 /// Protean's container management at every control tick (§4.2, §4.4):
-/// - reactive scale-up to one container per batch, n_c = ceil(n_r / batch_size) per model;
+/// - reactive scale-up to one container per batch, n_c = ceil(n_r / batch_size) per model,
+///   counted where the batches are formed (ContainerScope; under kNode a node's own backlog
+///   gets its containers on that node);
 /// - delayed termination: a model's surplus containers stop only after they have been surplus
 ///   for a whole surplus period (~10 min); an idle surplus container also gives way at once
 ///   when a needed container finds no room (assumption: the paper does not say what happens
@@ -51,7 +53,8 @@ struct ProteanAutoscalerConfig {
   double max_reconfiguring_fraction = 0.3;
   double strict_sm_cap = 1.0;  ///< GPUlet: SM cap of strict containers under MPS
   ContainerCount container_count = ContainerCount::kInFlight;
-  /// n_c per worker node (the batches the nodes form under per-node dispatch) or per cluster
+  /// n_c per worker node from its share and its own queue, per node from an even share of
+  /// everything, or per cluster (ContainerScope)
   ContainerScope container_scope = ContainerScope::kNode;
   /// W of Algorithm 2 line 1: the reconfigurator (EWMA sample, geometry choice, wait counter)
   /// runs once per W; also kIntervalBatches' window (assumption: the control tick)

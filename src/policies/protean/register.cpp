@@ -113,12 +113,16 @@ PolicyKind autoscaler() {
           "interval-batches = requests arriving during one monitor interval + queued");
   s->add("container_scope", ParamType::kChoice)
       .def("node")
-      .one_of({"node", "cluster"})
+      .one_of({"node", "node-even", "cluster"})
       .doc(
           "where the batches n_c counts are formed (§4: requests are load-balanced across the "
-          "worker nodes, then batched): node = n_r shared evenly among the available GPU "
-          "hosts, ceil(n_r,node / batch) per node; cluster = one ceil(n_r / batch) (one "
-          "cluster-wide queue, dispatch_scope cluster)");
+          "worker nodes, then batched): node = per worker node, an even share s of the "
+          "requests to come (and of those no node holds) plus the node's own queue q_h: "
+          "ceil((s + q_h) / batch) there, of which those beyond ceil(s / batch) are placed "
+          "on that node (only its containers take its queue) and a node's idle containers "
+          "beyond them are surplus; node-even = all of n_r, queues included, shared evenly "
+          "among the available GPU hosts, ceil(n_r,node / batch) per node, placed anywhere; "
+          "cluster = one ceil(n_r / batch) (one cluster-wide queue, dispatch_scope cluster)");
   s->add("monitor_interval", ParamType::kDuration)
       .def("1s")
       .at_least(0)
@@ -157,9 +161,10 @@ PolicyKind autoscaler() {
             c.container_count = p.at("container_count").get<std::string>() == "in-flight"
                                     ? ContainerCount::kInFlight
                                     : ContainerCount::kIntervalBatches;
-            c.container_scope = p.at("container_scope").get<std::string>() == "node"
-                                    ? ContainerScope::kNode
-                                    : ContainerScope::kCluster;
+            const auto scope = p.at("container_scope").get<std::string>();
+            c.container_scope = scope == "node"        ? ContainerScope::kNode
+                                : scope == "node-even" ? ContainerScope::kNodeEven
+                                                       : ContainerScope::kCluster;
             c.monitor_interval_s = config::get_duration(p, "monitor_interval").to_seconds();
             c.best_effort_memory = p.at("best_effort_memory").get<std::string>() == "requests"
                                        ? BestEffortMemory::kRequests

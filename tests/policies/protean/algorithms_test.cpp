@@ -222,6 +222,52 @@ TEST(ContainersNeeded, OneContainerPerBatchFormedAtEachNode) {
   EXPECT_EQ(containers_needed(f, ContainerCount::kInFlight, 1.0, 8), 0);
 }
 
+TEST(ContainerNeed, ANodesOwnBacklogIsCountedAtThatNode) {
+  // 8 worker nodes (hosts 0-7), ResNet 50's batch of 128, 0.11 s on 7g.
+  const std::vector<int> workers = {0, 1, 2, 3, 4, 5, 6, 7};
+  FunctionView f;
+  f.config.max_batch = 128;
+  f.batch_latency_s = 0.11;
+  // 2500 rps: 275 to come; queued 30 at host 0, 200 at host 3 and 10 in the cluster queue
+  // (queue_length 240). Pool = 275 + 10 = 285 over 8 nodes: s = 35.625, ceil(s / 128) = 1 per
+  // node -> anywhere 8. Host 0: ceil(65.6 / 128) - 1 = 0. Host 3: ceil(235.6 / 128) - 1 = 1.
+  f.arrival_rate = {2500.0};
+  f.queue_length = 240;
+  f.node_queues = {{0, 30}, {3, 200}};
+  auto n = container_need(f, ContainerCount::kInFlight, 1.0, ContainerScope::kNode, workers);
+  EXPECT_EQ(n.anywhere, 8);
+  ASSERT_EQ(n.at_node.size(), 1u);
+  EXPECT_EQ(n.at_node.at(3), 1);
+  EXPECT_EQ(n.total(), 9);
+  // node-even: all 515 requests over 8 nodes, 64.4 each -> 1 per node -> 8, placed anywhere.
+  n = container_need(f, ContainerCount::kInFlight, 1.0, ContainerScope::kNodeEven, workers);
+  EXPECT_EQ(n.anywhere, 8);
+  EXPECT_TRUE(n.at_node.empty());
+  // cluster: ceil(515 / 128) = 5.
+  EXPECT_EQ(
+      container_need(f, ContainerCount::kInFlight, 1.0, ContainerScope::kCluster, workers).anywhere,
+      5);
+  // wiki-vgg-19 at 255 s (GoogLeNet): no arrivals, 38,781 requests queued at host 1. Node:
+  // pool 0 -> anywhere 0; host 1: ceil(38781 / 128) = 303 there. node-even spreads the
+  // backlog over 8 nodes: 4847.6 each -> 38 per node -> 304, anywhere.
+  f.arrival_rate = {0.0};
+  f.queue_length = 38781;
+  f.node_queues = {{1, 38781}};
+  n = container_need(f, ContainerCount::kInFlight, 1.0, ContainerScope::kNode, workers);
+  EXPECT_EQ(n.anywhere, 0);
+  ASSERT_EQ(n.at_node.size(), 1u);
+  EXPECT_EQ(n.at_node.at(1), 303);
+  n = container_need(f, ContainerCount::kInFlight, 1.0, ContainerScope::kNodeEven, workers);
+  EXPECT_EQ(n.anywhere, 304);
+  EXPECT_TRUE(n.at_node.empty());
+  // A queue at a host that is no longer a worker node (revoked) joins the pool: 38,781 over
+  // the 7 others, 5540.1 each -> 44 per node -> 308 anywhere.
+  const std::vector<int> seven = {0, 2, 3, 4, 5, 6, 7};
+  n = container_need(f, ContainerCount::kInFlight, 1.0, ContainerScope::kNode, seven);
+  EXPECT_EQ(n.anywhere, 308);
+  EXPECT_TRUE(n.at_node.empty());
+}
+
 TEST(ContainersNeeded, WorkerNodesAreTheAvailableGpuHosts) {
   PlatformView v;
   EXPECT_EQ(worker_nodes(v), 1);  // none: counted as one (the cluster reading)
@@ -231,7 +277,10 @@ TEST(ContainersNeeded, WorkerNodesAreTheAvailableGpuHosts) {
   HostView revoked = gpu_host;
   revoked.available = false;
   v.hosts = {gpu_host, cpu_host, revoked, gpu_host};
+  for (int h = 0; h < 4; ++h)
+    v.hosts[static_cast<std::size_t>(h)].index = h;
   EXPECT_EQ(worker_nodes(v), 2);
+  EXPECT_EQ(worker_hosts(v), (std::vector<int>{0, 3}));
 }
 
 TEST(BestEffortMemory, RequestsCanFallBelowOneBatch) {

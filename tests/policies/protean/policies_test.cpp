@@ -233,6 +233,85 @@ TEST(ProteanAutoscaler, IdleSurplusContainersGiveWayWhenMemoryRunsOut) {
   EXPECT_EQ(d.start[0].location->slice, 2);
 }
 
+TEST(ProteanAutoscaler, IdleContainersAwayFromANodesBacklogAreSurplus) {
+  // wiki-vgg-19 at 255 s in small. Two hosts, each one GPU in (1g, 2g, 4g) with no free
+  // memory. Best-effort model A (6 GB) no longer gets requests but 1,280 of them wait at host
+  // 0, where its one container is busy; its three containers on host 1's 4g are idle. The
+  // next best-effort model B (2 GB) gets 1,000 rps (110 requests in flight) and has none.
+  // Node scope: A needs ceil(1280 / 128) = 10 containers on host 0 and 0 anywhere, so its
+  // idle ones on host 1 are surplus; host 0 has no room and nothing to evict, so A gets none.
+  // B's pool of 110 over 2 nodes (55 each) needs 2 anywhere: first fit finds no room; the
+  // oldest of A's idle containers on host 1's 4g (id 2, 6 GB) gives way, B starts there, and
+  // the second B fits the 4 GB left.
+  PlatformView v = eight_mig_hosts();
+  v.hosts.resize(2);
+  for (auto& h : v.hosts)
+    for (auto& s : h.gpus[0].slices)
+      s.memory_free_gb = 0;
+  v.hosts[0].gpus[0].slices[2].instances = 1;
+  v.hosts[1].gpus[0].slices[2].instances = 3;
+  FunctionView a = small_be(1, 0);
+  a.device_memory_gb = 6;
+  a.queue_length = 1280;
+  a.node_queues = {{0, 1280}};
+  FunctionView b = small_be(2, 1000);
+  v.functions = {a, b};
+  for (InstanceId id = 1; id <= 4; ++id) {
+    InstanceView i;
+    i.id = id;
+    i.function = 1;
+    i.state = id == 1 ? InstanceState::kBusy : InstanceState::kIdle;
+    i.location = {id == 1 ? 0 : 1, 0, 2};
+    v.instances.push_back(i);
+  }
+  ProteanAutoscalerConfig c;
+  c.reconfigure = false;
+  const auto d = ProteanAutoscaler(c).decide(v);
+  ASSERT_EQ(d.stop.size(), 1U);
+  EXPECT_EQ(d.stop[0].id, 2U);
+  ASSERT_EQ(d.start.size(), 2U);
+  for (const auto& s : d.start) {
+    EXPECT_EQ(s.function, 2U);
+    ASSERT_TRUE(s.location.has_value());
+    EXPECT_EQ(s.location->host, 1);
+    EXPECT_EQ(s.location->slice, 2);
+  }
+  // node-even counts A's backlog over both nodes (640 each: 5 per node, 10 anywhere), so none
+  // of its 4 containers is surplus and B gets nothing.
+  c.container_scope = ContainerScope::kNodeEven;
+  const auto even = ProteanAutoscaler(c).decide(v);
+  EXPECT_TRUE(even.stop.empty());
+  EXPECT_TRUE(even.start.empty());
+}
+
+TEST(ProteanAutoscaler, ANodesBacklogGetsItsContainersOnThatNode) {
+  // Two empty hosts; best-effort model A (2 GB, no arrivals) has 256 requests queued at host 1
+  // and no container: ceil(256 / 128) = 2 containers, both on host 1 (first fit: its 1g,
+  // 5 GB, holds two). node-even counts 128 per node -> one per node, 2, but places them
+  // anywhere: first fit over both hosts puts both on host 0's 1g, which cannot take host 1's
+  // queue.
+  PlatformView v = eight_mig_hosts();
+  v.hosts.resize(2);
+  FunctionView a = small_be(1, 0);
+  a.queue_length = 256;
+  a.node_queues = {{1, 256}};
+  v.functions = {a};
+  ProteanAutoscalerConfig c;
+  c.reconfigure = false;
+  const auto d = ProteanAutoscaler(c).decide(v);
+  ASSERT_EQ(d.start.size(), 2U);
+  for (const auto& s : d.start) {
+    ASSERT_TRUE(s.location.has_value());
+    EXPECT_EQ(s.location->host, 1);
+    EXPECT_EQ(s.location->slice, 0);
+  }
+  c.container_scope = ContainerScope::kNodeEven;
+  const auto even = ProteanAutoscaler(c).decide(v);
+  ASSERT_EQ(even.start.size(), 2U);
+  EXPECT_EQ(even.start[0].location->host, 0);
+  EXPECT_EQ(even.start[1].location->host, 0);
+}
+
 TEST(ProteanAutoscaler, ReconfiguresAfterWaitLimitAndDrainsFirst) {
   // 8 MIG GPUs in (4g, 2g, 1g); BE DPN-92-like model of 14 GB, 200 BE requests per tick per
   // GPU -> ceil(200/128) = 2 batches = 28 GB: no small set holds it -> target (4g, 3g).
