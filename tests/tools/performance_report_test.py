@@ -1,6 +1,6 @@
 """Smoke test of bench/performance-report --quick (issue 24): the document it writes has each
-goal's section with its tables filled with numbers, and a base build whose outputs differ
-makes it fail. Times are not asserted (the machine is shared).
+goal's section with its tables filled with numbers, --prose-only keeps it as it is, and a base
+build whose outputs differ makes it fail. Times are not asserted (the machine is shared).
 
 Usage: performance_report_test.py SOURCE_DIR BUILD_DIR
 """
@@ -70,6 +70,12 @@ def main():
             eng = rows(doc, "Goal 3: engine", "(dcsim|base|SimPy)")
             check([r[0] for r in eng][:2] == ["dcsim", "base"], f"engine rows: {eng}")
             check(all(number(r[1]) > 0 for r in eng), f"engine: {eng}")
+        # --prose-only re-renders the prose from the notes and keeps the figures: unchanged
+        # notes give the same document.
+        if doc:
+            again = run("--prose-only", "--out", out)
+            check(again.returncode == 0 and open(out).read() == doc,
+                  f"--prose-only changed the document: {again.stderr}")
         # A base whose outputs differ by one byte must stop the report.
         fake = os.path.join(tmp, "base", "src", "cli")
         os.makedirs(fake)
