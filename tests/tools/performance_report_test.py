@@ -50,6 +50,7 @@ def main():
             check(f"\n## {title}\n" in doc, f"no section {title}")
         check(doc.count("### Against the goal, and what bounds it") == 3, "bound text missing")
         check(doc.count("Load average at the end:") == 3, "load not recorded per goal")
+        check(doc.count("**This run against the goal** (quick mode") == 3, "verdicts missing")
         if doc:
             net = rows(doc, "Goal 1: network", "(cloud|busy|storm)")
             # Whole process (3 mixes) and in process (3 mixes + the big storm).
