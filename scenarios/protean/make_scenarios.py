@@ -31,6 +31,9 @@ EXTRA = ["smart-mps-mig", "gpulet", "mig-only"]
 
 FULL = {"duration": "300s", "warmup": "30s"}
 CI = {"duration": "40s", "warmup": "10s"}
+# The whole WikiBench hour (3,601 s of counts): issue 24's throughput and memory benchmark, ~18 M
+# requests at 5000 rps. Not a paper experiment (Protean's runs are 300 s); no CI variant.
+HOUR = {"duration": "3600s", "warmup": "30s"}
 
 
 def solo_ms(m):
@@ -87,8 +90,9 @@ def experiment(desc, kind, rate, shares, models, size):
 EXPERIMENTS = {}
 
 
-def add(name, desc, kind, rate, shares, models, schemes, cluster=None):
-    EXPERIMENTS[name] = (desc, kind, rate, shares, models, schemes, cluster)
+def add(name, desc, kind, rate, shares, models, schemes, cluster=None, sizes=None):
+    EXPERIMENTS[name] = (desc, kind, rate, shares, models, schemes, cluster,
+                         sizes or [("full", FULL, ""), ("ci", CI, "ci")])
 
 
 def opposite(m):
@@ -102,6 +106,12 @@ for m in ["resnet-50", "vgg-19", "densenet-121", "shufflenet-v2", "senet-18", "m
         f"interference class, changing every 20 s.", "wikipedia", "5000/s",
         [strict_share(m, 1), be_share(opposite(m), 1)], [m] + opposite(m),
         MAIN + (EXTRA if m == "resnet-50" else []))
+# Issue 24 (performance): wiki-mobilenet over the trace's whole hour, Protean scheme only.
+add("wiki-1h-mobilenet", "Issue 24 benchmark (not a paper figure): the Protean §6.1 wiki-mobilenet "
+    "experiment over the whole hour of the Wikipedia trace, scaled to a mean of 5000 rps (~18 M "
+    "requests), for requests per CPU second and memory against trace length.", "wikipedia",
+    "5000/s", [strict_share("mobilenet", 1), be_share(opposite("mobilenet"), 1)],
+    ["mobilenet"] + opposite("mobilenet"), ["protean"], sizes=[("full", HOUR, "")])
 # §6.2 Fig. 11: Twitter, peak 5000 rps, strict MobileNet.
 add("twitter-mobilenet", "Protean §6.2 (Fig. 11): Twitter trace scaled to a peak of 5000 rps, 50% "
     "strict MobileNet, 50% best-effort HI models changing every 20 s.", "twitter", "5000/s",
@@ -161,8 +171,8 @@ def write(path, doc):
         f.write("\n")
 
 
-for name, (desc, kind, rate, shares, models, schemes, cluster) in EXPERIMENTS.items():
-    for variant, size, sub in [("full", FULL, ""), ("ci", CI, "ci")]:
+for name, (desc, kind, rate, shares, models, schemes, cluster, sizes) in EXPERIMENTS.items():
+    for variant, size, sub in sizes:
         shares_fixed = json.loads(json.dumps(shares))
         for s in shares_fixed:
             if "function" not in s and "functions" not in s:

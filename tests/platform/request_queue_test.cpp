@@ -92,5 +92,29 @@ TEST(RequestQueue, ALongBacklogDrainedFromTheFrontStaysInOrderAcrossCompactions)
   EXPECT_EQ(contents(q), model);
 }
 
+TEST(RequestQueue, GivesBackTheStorageOfABacklogOnceItHasGone) {
+  // 10,000 pushes grow the storage to 16,384 entries (doubling from one). Draining 9,000 from
+  // the front, 100 at a time, compacts at 5,000 taken (5,000 left: 16,384 <= 4 x 5,000 kept)
+  // and at 7,500 (2,500 left: shrunk to 2,500); at 9,000 taken the storage holds 2,500 for
+  // 1,000 requests. A queue that kept its largest storage would still hold 16,384.
+  RequestQueue<std::string> q = queue_of(10000);
+  ASSERT_EQ(q.capacity(), 16384U);
+  std::vector<std::size_t> hundred(100);
+  for (std::size_t i = 0; i < hundred.size(); ++i)
+    hundred[i] = i;
+  for (int i = 0; i < 90; ++i)
+    q.take(hundred);
+  EXPECT_EQ(q.size(), 1000U);
+  EXPECT_EQ(q[0], "r9000");
+  EXPECT_EQ(q.capacity(), 2500U);
+  // Drained: at most 1,024 entries' room stays.
+  for (int i = 0; i < 10; ++i)
+    q.take(hundred);
+  EXPECT_TRUE(q.empty());
+  EXPECT_LE(q.capacity(), 1024U);
+  q.push_back("x", view(1));
+  EXPECT_EQ(contents(q), (std::vector<std::string>{"x"}));
+}
+
 }  // namespace
 }  // namespace sim::platform

@@ -22,6 +22,8 @@ class RequestQueue {
  public:
   [[nodiscard]] std::size_t size() const { return entries_.size() - head_; }
   [[nodiscard]] bool empty() const { return size() == 0; }
+  /// Requests the storage has room for (removed ones included until compacted).
+  [[nodiscard]] std::size_t capacity() const { return entries_.capacity(); }
 
   void push_back(Entry entry, const policy::QueuedRequest& view) {
     entries_.push_back(std::move(entry));
@@ -76,8 +78,16 @@ class RequestQueue {
   }
 
  private:
+  /// Also gives back storage beyond kKeep entries once the queue has drained, or shrunk below a
+  /// quarter of it: a vector keeps its largest capacity, so without this a run's memory would
+  /// be the sum of every queue's largest backlog ever, which grows with the trace's length
+  /// (issue 24: memory flat in trace length), instead of the backlog of the moment.
   void compact() {
     if (head_ == entries_.size()) {
+      if (entries_.capacity() > kKeep) {
+        std::vector<Entry>().swap(entries_);
+        std::vector<policy::QueuedRequest>().swap(views_);
+      }
       entries_.clear();
       views_.clear();
       head_ = 0;
@@ -87,7 +97,13 @@ class RequestQueue {
     entries_.erase(entries_.begin(), entries_.begin() + static_cast<std::ptrdiff_t>(head_));
     views_.erase(views_.begin(), views_.begin() + static_cast<std::ptrdiff_t>(head_));
     head_ = 0;
+    if (entries_.capacity() > kKeep && entries_.size() * 4 < entries_.capacity()) {
+      entries_.shrink_to_fit();
+      views_.shrink_to_fit();
+    }
   }
+
+  static constexpr std::size_t kKeep = 1024;  ///< entries a drained queue keeps room for
 
   std::vector<Entry> entries_;
   std::vector<policy::QueuedRequest> views_;
