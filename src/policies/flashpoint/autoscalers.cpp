@@ -16,8 +16,12 @@ ReplicaCounts count_replicas(const PlatformView& view, std::uint32_t function,
     }
     if (i.partition <= 0 || !replica_per_partitioned) ++c.live;
     if (i.partition > 0) continue;  // a replica's other parts: counted by its head
-    if (i.state == InstanceState::kIdle || i.state == InstanceState::kBusy) ++c.ready;
-    if (i.state == InstanceState::kBusy) ++c.busy;
+    // A head is ready only once every part is (replicas.cpp holds the parts until then), and
+    // its parts then serve in its pipeline: when parts are counted as replicas they are ready
+    // pods too, and busy while the head is (the pipeline at its capacity; see the header).
+    const int w = (i.partition == 0 && !replica_per_partitioned) ? i.partitions : 1;
+    if (i.state == InstanceState::kIdle || i.state == InstanceState::kBusy) c.ready += w;
+    if (i.state == InstanceState::kBusy) c.busy += w;
   }
   return c;
 }

@@ -108,8 +108,14 @@ nlohmann::json scale_up_statistics(const std::vector<ScaleUpRecord>& records,
 
 /// Counts used by the HPA-style rules: live (not draining) instances, each part of a
 /// partitioned replica counted (one GPU each) unless `replica_per_partitioned` (then once, by
-/// its head), and ready (idle or busy) ones, where a partitioned replica counts once, by its
-/// head.
+/// its head), and ready (idle or busy) and busy ones. A partitioned replica is ready when its
+/// head is (the platform readies the head once every part is); counted per part, its parts are
+/// then ready too (they serve in its pipeline) and all busy while the head is (issue #20). The
+/// head of a pipelined replica is busy for the bottleneck interval max(E, N) per batch (eq.
+/// 4.3), i.e. while the pipeline runs at its capacity; a part's own stage may compute for a
+/// shorter share of it, so this is the capacity reading (equal to the stages' utilisation when
+/// they are balanced, above it otherwise). A replica not pipelined runs one stage at a time, so
+/// there p busy parts overstate its compute p-fold (every matrix scenario pipelines).
 struct ReplicaCounts {
   int live = 0;
   int ready = 0;

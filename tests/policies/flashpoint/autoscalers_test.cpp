@@ -567,6 +567,59 @@ TEST(Partitioning, FreeGpuCapCountsAPartitionedReplicaOnce) {
   EXPECT_EQ(count_replicas(v, 0, false).live, 5);
 }
 
+// A ready partitioned replica's parts serve in its pipeline: counted as replicas (the default
+// cap) they are ready pods, and busy while the head is (issue #20; before, a 3-part pipeline
+// was 3 live but 1 ready, i.e. 2 unready pods until model completion). View: one idle full
+// replica (id 1) and a ready 3-part replica (head 2; parts 3, 4 held, shown cold-starting as
+// the platform keeps them until completion).
+PlatformView one_full_and_a_pipeline(const FunctionView& f, InstanceState head, Time now) {
+  auto v = view_with(f, 1, 0, 3, now);
+  for (int k = 1; k < 4; ++k) {
+    auto& i = v.instances[static_cast<std::size_t>(k)];
+    i.partition = k - 1;
+    i.partitions = 3;
+    i.partition_head = 2;
+  }
+  v.instances[1].state = head;
+  return v;
+}
+
+TEST(Partitioning, AReadyPipelinesPartsAreReadyAndBusyWithItsHead) {
+  const auto f = fn(0.066);
+  const auto counts = [&](InstanceState head, bool once) {
+    const auto c = count_replicas(one_full_and_a_pipeline(f, head, seconds(1)), 0, once);
+    return std::make_tuple(c.live, c.ready, c.busy);
+  };
+  // Per GPU: 1 + 3 live; head idle: 1 + 3 ready, none busy; head busy: 3 busy.
+  EXPECT_EQ(counts(InstanceState::kIdle, false), std::make_tuple(4, 4, 0));
+  EXPECT_EQ(counts(InstanceState::kBusy, false), std::make_tuple(4, 4, 3));
+  // Counted once (free-GPU cap): the pipeline is one replica, live, ready and busy alike.
+  EXPECT_EQ(counts(InstanceState::kIdle, true), std::make_tuple(2, 2, 0));
+  EXPECT_EQ(counts(InstanceState::kBusy, true), std::make_tuple(2, 2, 1));
+  // Still cold-starting (head too): live only.
+  EXPECT_EQ(counts(InstanceState::kColdStarting, false), std::make_tuple(4, 1, 0));
+}
+
+// The HPA decisions that depend on it. OWK at 60%, head busy: utilisation 3 / 4 = 0.75, sum
+// 0.75 x 4 = 3.0 over 0.6 x 4 live -> ratio 1.25, ceil(3 / 0.6) = 5 (a scale-up). Counting
+// the parts unready (ready 2, busy 1) gave 0.5 x 2 = 1.0, ratio 0.42 -> ceil(1 / 0.6) = 2, a
+// scale-down. TSK at a 14 s mean wait (ratio 2 to 7 s): ceil(2 x 4 ready) = 8, not
+// ceil(2 x 2) = 4 (below the 4 live). A 7.5 s wait (ratio 1.07, in the tolerance) keeps 4.
+TEST(Partitioning, HpaRulesSeeAReadyPipelineAsServingPods) {
+  const auto f = fn(0.066);
+  UtilisationAutoscaler owk(no_window(), 0.6, seconds(15));
+  EXPECT_EQ(owk.desired(f, one_full_and_a_pipeline(f, InstanceState::kBusy, seconds(1))), 5);
+  const auto tsk_at = [&](double mean_wait_s) {
+    QueueLatencyAutoscaler a(no_window(), 7.0, seconds(15));
+    (void)a.desired(dequeued(f, 0, 0, 10),
+                    one_full_and_a_pipeline(f, InstanceState::kBusy, seconds(0)));
+    return a.desired(dequeued(f, 10, 10 * mean_wait_s, 10),
+                     one_full_and_a_pipeline(f, InstanceState::kBusy, seconds(5)));
+  };
+  EXPECT_EQ(tsk_at(14.0), 8);
+  EXPECT_EQ(tsk_at(7.5), 4);
+}
+
 // Each autoscaler's evaluation period defaults to its deployed system's (HPA sync 15 s for TSK
 // and OWK, SageMaker's 1-minute metrics for SM*, every tick for ATL); 0 is an error naming the
 // key.
