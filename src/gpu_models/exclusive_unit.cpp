@@ -58,11 +58,13 @@ void ExclusiveUnit::start_next() {
 }
 
 void ExclusiveUnit::finish() {
-  Current done = std::move(*current_);
+  // Only the callback and the result outlive the batch (not a move of the whole job).
+  const auto on_complete = std::move(current_->job.on_complete);
+  const JobResult result = current_->result;
   current_.reset();
   ++completed_;
   start_next();
-  if (done.job.on_complete) done.job.on_complete(done.result);
+  if (on_complete) on_complete(result);
 }
 
 }  // namespace sim::gpu
