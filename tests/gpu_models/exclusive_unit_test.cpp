@@ -162,7 +162,7 @@ TEST(ExclusiveUnit, InflessRememberedLatencyMatchesFreshComputation) {
           ++answered;
         }
       }
-      EXPECT_GT(answered, 30);  // both paths exercised
+      EXPECT_GT(answered, 10);  // both outcomes exercised
       EXPECT_GT(rejected, 0);
     }
   }
