@@ -17,6 +17,10 @@ ExclusiveUnit::~ExclusiveUnit() {
 void ExclusiveUnit::submit(BatchJob job) {
   check_submittable(job);
   (void)latency_->predict_s(*job.model, job.batch);  // reject what can never run, now
+  if (!current_ && queue_.empty()) {
+    start({std::move(job), sim_.now()});  // the common case: no trip through the deque
+    return;
+  }
   queue_.push_back({std::move(job), sim_.now()});
   if (!current_) start_next();
 }
@@ -45,24 +49,32 @@ void ExclusiveUnit::start_next() {
   if (queue_.empty()) return;
   Pending p = std::move(queue_.front());
   queue_.pop_front();
-  Current c;
+  start(std::move(p));
+}
+
+void ExclusiveUnit::start(Pending p) {
+  // What may throw comes before current_ is set.
+  const double solo_s = latency_->sample_s(*p.job.model, p.job.batch);
+  const double memory_gb = p.job.model->memory_gb();
+  Current& c = current_.emplace();
   c.result.id = p.job.id;
   c.result.submitted = p.submitted;
   c.result.started = sim_.now();
-  c.result.solo_s = latency_->sample_s(*p.job.model, p.job.batch);
+  c.result.solo_s = solo_s;
   c.result.finished = sim_.now() + ceil_seconds(c.result.solo_s);
-  c.memory_gb = p.job.model->memory_gb();
+  c.memory_gb = memory_gb;
   c.job = std::move(p.job);
-  current_ = std::move(c);
   handle_ = sim_.schedule_at(current_->result.finished, [this] { finish(); });
 }
 
 void ExclusiveUnit::finish() {
-  Current done = std::move(*current_);
+  // Only the callback and the result outlive the batch (not a move of the whole job).
+  const auto on_complete = std::move(current_->job.on_complete);
+  const JobResult result = current_->result;
   current_.reset();
   ++completed_;
   start_next();
-  if (done.job.on_complete) done.job.on_complete(done.result);
+  if (on_complete) on_complete(result);
 }
 
 }  // namespace sim::gpu

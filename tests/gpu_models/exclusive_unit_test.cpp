@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <random>
+#include <stdexcept>
 
 #include "test_helpers.hpp"
 
@@ -126,6 +128,44 @@ TEST(ExclusiveUnit, InflessShareUsesCombinedOperatorProfile) {
   const auto& other = repo_catalog().model("infless/vggnet");
   EXPECT_EQ(small.predict_solo_s(other, 1), OperatorProfileLatency(2, 10).predict_s(other, 1));
   EXPECT_NE(small.predict_solo_s(other, 1), small.predict_solo_s(resnet, 1));
+}
+
+// The remembered latencies (the first model's indexed by batch, the rest scanned) against a
+// fresh OperatorProfileLatency per query, which remembers nothing before it answers: random
+// queries over two models and batches below and above the indexed range, some rejected.
+TEST(ExclusiveUnit, InflessRememberedLatencyMatchesFreshComputation) {
+  const ModelProfile* models[] = {&repo_catalog().model("infless/resnet-50"),
+                                  &repo_catalog().model("infless/vggnet")};
+  const int shares[][2] = {{2, 10}, {8, 50}, {16, 0}};
+  std::mt19937 rng(24);
+  for (const auto& share : shares) {
+    for (int seq = 0; seq < 4; ++seq) {
+      const OperatorProfileLatency memo(share[0], share[1]);
+      int answered = 0;
+      int rejected = 0;
+      for (int q = 0; q < 300; ++q) {
+        const ModelProfile& m = *models[rng() % 2];
+        const int batch =
+            rng() % 8 == 0 ? 1020 + static_cast<int>(rng() % 8) : static_cast<int>(rng() % 40);
+        double want = 0.0;
+        bool throws = false;
+        try {
+          want = OperatorProfileLatency(share[0], share[1]).predict_s(m, batch);
+        } catch (const std::invalid_argument&) {
+          throws = true;
+        }
+        if (throws) {
+          EXPECT_THROW((void)memo.predict_s(m, batch), std::invalid_argument);
+          ++rejected;
+        } else {
+          EXPECT_EQ(memo.predict_s(m, batch), want) << m.name << " batch " << batch;
+          ++answered;
+        }
+      }
+      EXPECT_GT(answered, 10);  // both outcomes exercised
+      EXPECT_GT(rejected, 0);
+    }
+  }
 }
 
 TEST(ExclusiveUnit, DisabledUnitRejectsJobs) {

@@ -34,6 +34,7 @@ class ExclusiveUnit final : public ExecutionUnit {
     Time submitted;
   };
   void start_next();
+  void start(Pending p);
   void finish();
 
   std::unique_ptr<SoloLatency> latency_;

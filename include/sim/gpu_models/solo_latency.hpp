@@ -82,7 +82,12 @@ class OperatorProfileLatency final : public SoloLatency {
   int gpu_percent_;
   /// Latencies computed so far (an instance's unit sees one model and a few batch sizes; each
   /// batch asked for its latency three times, each time walking the operator DAG with a table
-  /// lookup per operator). The remembered value is the one computed.
+  /// lookup per operator). The remembered value is the one computed. The first model's are
+  /// indexed by batch (NaN = not computed; a scan of them was ~3% of a large INFless run),
+  /// other models' and batches above kIndexedBatches are scanned.
+  static constexpr int kIndexedBatches = 1024;
+  mutable const ModelProfile* first_model_ = nullptr;
+  mutable std::vector<double> first_by_batch_;
   struct Known {
     const ModelProfile* model;
     int batch;

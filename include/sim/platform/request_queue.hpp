@@ -45,6 +45,13 @@ class RequestQueue {
   /// that order; the others keep their arrival order.
   std::vector<Entry> take(const std::vector<std::size_t>& order) {
     std::vector<Entry> out;
+    take_into(order, out);
+    return out;
+  }
+
+  /// take() into `out` (cleared first), so that a caller can reuse a vector's storage.
+  void take_into(const std::vector<std::size_t>& order, std::vector<Entry>& out) {
+    out.clear();
     out.reserve(order.size());
     std::size_t last = 0;
     for (const auto k : order) {
@@ -52,7 +59,7 @@ class RequestQueue {
       out.push_back(std::move(entries_[head_ + k]));
       last = std::max(last, k);
     }
-    if (order.empty()) return out;
+    if (order.empty()) return;
     if (last + 1 == order.size()) {
       // The positions were a permutation of 0..k-1: the oldest k leave.
       head_ += order.size();
@@ -74,7 +81,6 @@ class RequestQueue {
       head_ = write;
     }
     compact();
-    return out;
   }
 
  private:

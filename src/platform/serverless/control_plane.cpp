@@ -138,7 +138,7 @@ policy::PlatformView ControlPlane::view() const {
     check_state_counts(*f, instances_);
 #endif
   return build_view({sim_.now(), config_.control_interval, config_.rate_windows,
-                     fleet_->pending_vms(), fns_, instances_, fleet_->hosts()});
+                     fleet_->pending_vms(), fns_, instances_, fleet_->hosts(), &by_id_});
 }
 
 void ControlPlane::apply(const policy::Decisions& d, policy::Autoscaler* origin) {

@@ -185,6 +185,13 @@ class ControlPlane final : private FleetEvents, private BatchEvents {
   std::vector<std::unique_ptr<Inst>> graveyard_;  ///< terminated, freed at the next tick
   InstanceId next_instance_ = 1;
   std::uint64_t next_batch_ = 1;
+  /// pump()'s scratch, and finished batches' request vectors kept for later dispatches: a
+  /// batch allocated and freed one each.
+  static constexpr std::size_t kSpareBatches = 256;
+  static constexpr std::size_t kSpareCapacity = 4;
+  std::vector<std::size_t> pump_order_;
+  std::vector<bool> pump_taken_;
+  std::vector<std::vector<Request>> spare_batches_;
   bool planned_ = false;
   /// What changed in the hosts since apply()'s placement view was built or last refreshed,
   /// besides the host of the start being refreshed for. A start changes only its own host

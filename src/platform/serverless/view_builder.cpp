@@ -190,13 +190,22 @@ policy::PlatformView build_view(const ViewInputs& in) {
   v.functions.reserve(in.functions.size());
   for (const auto& f : in.functions)
     v.functions.push_back(function_view(*f, now, in.rate_windows));
-  for (const auto& [id, inst] : in.instances) {
-    v.instances.push_back(instance_view(*inst));
-    if (inst->life.state() == InstanceState::kColdStarting) {
-      v.cold_starts.push_back({id, inst->fn->id, inst->loc.host,
-                               inst->boot ? inst->boot->stage : policy::ColdStartStage::kNone,
-                               inst->life.created()});
+  v.instances.reserve(in.instances.size());
+  auto add = [&v](const Inst& inst) {
+    v.instances.push_back(instance_view(inst));
+    if (inst.life.state() == InstanceState::kColdStarting) {
+      v.cold_starts.push_back({inst.id, inst.fn->id, inst.loc.host,
+                               inst.boot ? inst.boot->stage : policy::ColdStartStage::kNone,
+                               inst.life.created()});
     }
+  };
+  // Both walks visit the instances in ascending id order.
+  if (in.by_id != nullptr && in.by_id->size() <= 2 * in.instances.size() + 64) {
+    for (const Inst* inst : *in.by_id)
+      if (inst != nullptr) add(*inst);
+  } else {
+    for (const auto& [id, inst] : in.instances)
+      add(*inst);
   }
   v.hosts = hosts_view(in.hosts);
   return v;

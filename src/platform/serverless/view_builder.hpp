@@ -20,6 +20,9 @@ struct ViewInputs {
   const std::vector<std::unique_ptr<Fn>>& functions;
   const Instances& instances;
   const Hosts& hosts;
+  /// `instances` by id (null where none), when the caller keeps such an index: walked instead
+  /// of the map's scattered nodes while it is at most twice the map's size.
+  const std::vector<Inst*>* by_id = nullptr;
 };
 
 [[nodiscard]] policy::InstanceView instance_view(const Inst& inst);
