@@ -56,7 +56,9 @@ void ExclusiveUnit::start(Pending p) {
   // What may throw comes before current_ is set.
   const double solo_s = latency_->sample_s(*p.job.model, p.job.batch);
   const double memory_gb = p.job.model->memory_gb();
-  Current& c = current_.emplace();
+  // emplace(Current{}), not emplace(): clang 14 does not see the nested struct with default
+  // member initialisers as default-constructible here (the fuzz preset builds with clang).
+  Current& c = current_.emplace(Current{});
   c.result.id = p.job.id;
   c.result.submitted = p.submitted;
   c.result.started = sim_.now();
