@@ -94,7 +94,7 @@ ControlPlane::ControlPlane(ServerlessConfig config, const gpu::ModelCatalog& cat
     for (auto& q : queues_) {
       auto set = policies_.dispatcher->idle_set();
       if (!set) break;
-      q->dispatchable.emplace();
+      q->dispatchable.emplace(Queue::Dispatchable{});  // not emplace(): clang 14 rejects it (NSDMI)
       q->dispatchable->set = std::move(set);
     }
   }
