@@ -116,8 +116,8 @@ Queue& ControlPlane::route(Queue& cluster, int exclude_host) {
     // instance (above); ties to the lower host. Every unit counts 1: the measure counts work
     // items, not seconds, and a node whose units are slower (a smaller MIG slice) builds a
     // longer queue and so receives fewer arrivals. Weighting a unit by its compute share would
-    // equalise expected waits instead; docs/reproduction/protean.md ("The gateway's load
-    // measure") gives that reading's effect on one scenario.
+    // equalise expected waits instead; docs/reproduction/protean.md ("The least-loaded gateway
+    // counts execution units") gives that reading's effect on the Protean scorecard.
     double best = 0.0;
     bool first = true;
     for (const RouteCount& c : hosts) {
