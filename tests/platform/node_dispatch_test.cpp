@@ -157,6 +157,42 @@ TEST(NodeDispatch, LeastLoadedCountsContainersSharingAGpuAsOneUnit) {
   EXPECT_EQ(r[3].finish, seconds(108.1));
 }
 
+// An instance that owns its execution unit (here a CPU instance on its own cores) is a unit of
+// its own: host 0 runs two CPU instances, host 1 one (all ready long before 30 s; a request
+// runs for hundreds of milliseconds, so all four below are in the system at 30.0035 s). Load =
+// (queued + running batches) / units:
+//   r0: 0/2 vs 0/1 -> tie, host 0.  r1: 1/2 vs 0/1 -> host 1.  r2: 1/2 vs 1/1 -> host 0 (its
+//   second instance).  r3: 2/2 vs 1/1 -> tie, host 0, where it waits.
+// Were the two CPU instances merged into one unit (both have gpu = slice = -1), r3 would see
+// 2/1 vs 1/1 and wait at host 1.
+TEST(NodeDispatch, LeastLoadedCountsEachCpuInstanceAsAUnit) {
+  ServerlessConfig c = default_serverless_config();
+  c.hosts.push_back(testing::host(0, "A100-40GB", 2));
+  c.store_bps = 1e9;
+  auto f = testing::function("c", "harmonybatch/bert", 1);
+  f.gpu = false;
+  f.config.cpu_cores = 2.0;
+  f.model_bytes = 4e8;
+  c.functions.push_back(f);
+  c.dispatch_scope = DispatchScope::kNode;
+  c.gateway = GatewayRoute::kLeastLoaded;
+  Harness h(std::move(c), testing::manual_policies());
+  policy::Decisions d;
+  for (const int host : {0, 0, 1})
+    d.start.push_back({0, 1, std::nullopt, policy::Location{host, -1, -1}});
+  h.platform->apply(d);
+  for (int i = 0; i < 4; ++i)
+    h.arrive(seconds(30.0 + 0.001 * i), 0);
+  h.sim.run_until(seconds(30.0035));
+  const auto v = h.platform->view();
+  ASSERT_EQ(v.instances.size(), 3u);
+  ASSERT_EQ(v.functions[0].node_queues.size(), 1u);
+  EXPECT_EQ(v.functions[0].node_queues[0].first, 0);
+  EXPECT_EQ(v.functions[0].node_queues[0].second, 1u);
+  h.sim.run_until(seconds(60));
+  EXPECT_EQ(h.records.size(), 4u);
+}
+
 // A node that loses its last instance while requests wait there sends them back through the
 // gateway: host 0 (one GPU) gets a revocation notice at 26 s; its busy instance drains and
 // r2, queued there, goes to host 1 and runs when device 1 frees (29.1 s). Nothing is lost.
