@@ -320,7 +320,8 @@ std::shared_ptr<const config::Schema> serverless_schema() {
       .one_of({"round-robin", "least-loaded"})
       .doc(
           "dispatch_scope node: round-robin over the nodes hosting the function, or the node "
-          "with the fewest queued requests and running batches per instance; dispatch_scope "
+          "with the fewest queued requests and running batches per execution unit (a GPU or MIG "
+          "slice hosting an instance; containers sharing one count once); dispatch_scope "
           "instance: round-robin over the ready instances, or the one with the fewest queued "
           "and running requests");
   schema->add("node_backlog", ParamType::kChoice)

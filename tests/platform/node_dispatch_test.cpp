@@ -103,17 +103,94 @@ TEST(NodeDispatch, SharedBacklogGoesToAnIdleInstanceOfAnotherNode) {
   EXPECT_EQ(r[3].queue_wait, seconds(29) - seconds(25.3));
 }
 
-TEST(NodeDispatch, LeastLoadedWeighsRunningBatchesPerInstance) {
+TEST(NodeDispatch, LeastLoadedWeighsRunningBatchesPerExecutionUnit) {
   const auto r = run(three_gpus_on_two_nodes(DispatchScope::kNode, GatewayRoute::kLeastLoaded));
   ASSERT_EQ(r.size(), 4u);
-  // Load = (queued + running) / instances. r0: 0 vs 0 -> node 0. r1: 1/2 vs 0 -> node 1.
-  // r2: 1/2 vs 1/1 -> node 0. r3: 2/2 vs 1/1 -> tie, the lower node 0, whose device 0 frees
-  // first (29 s).
+  // Load = (queued + running) / execution units; node 0 has two GPUs with one instance each.
+  // r0: 0 vs 0 -> node 0. r1: 1/2 vs 0 -> node 1. r2: 1/2 vs 1/1 -> node 0. r3: 2/2 vs 1/1 ->
+  // tie, the lower node 0, whose device 0 frees first (29 s).
   EXPECT_EQ(r[0].device, 0);
   EXPECT_EQ(r[1].device, 2);
   EXPECT_EQ(r[2].device, 1);
   EXPECT_EQ(r[3].device, 0);
   EXPECT_EQ(r[3].finish, seconds(33));
+}
+
+// Two containers sharing one GPU are one execution unit, not two: under the sound GPU model
+// co-running batches share its compute (each at about 1/n speed), so the gateway may not
+// count the second container as capacity. Host 0 has one MPS GPU (device 0) with two
+// instances, host 1 one MPS GPU (device 1) with one; test/mps4 runs a request in 4 s solo,
+// all ready long before 100 s. Requests at 100.0, 100.1, 100.2 and 100.3 s; load = (queued +
+// running batches) / units:
+//   r0: 0/1 vs 0/1 -> tie, node 0.  r1: 1/1 vs 0/1 -> node 1.  r2: 1/1 vs 1/1 -> tie, node 0
+//   (its second container co-runs with r0).  r3: 2/1 vs 1/1 -> node 1, where it waits for r1
+//   (done at 104.1 s) and runs alone: 104.1 -> 108.1 s.
+// Dividing by instances instead (the defect) gives r3: 2/2 vs 1/1 -> tie, node 0 (device 0).
+TEST(NodeDispatch, LeastLoadedCountsContainersSharingAGpuAsOneUnit) {
+  auto t = testing::host(1);
+  t.spec.gpus[0].sharing = cluster::GpuSharing::kMps;
+  t.count = 2;
+  ServerlessConfig c = testing::config(t);
+  c.functions.push_back(testing::function("f", "test/mps4", 1));
+  c.dispatch_scope = DispatchScope::kNode;
+  c.gateway = GatewayRoute::kLeastLoaded;
+  Harness h(std::move(c), testing::manual_policies());
+  policy::Decisions d;
+  for (const policy::Location at :
+       {policy::Location{0, 0, -1}, policy::Location{0, 0, -1}, policy::Location{1, 0, -1}})
+    d.start.push_back({0, 1, std::nullopt, at});
+  h.platform->apply(d);
+  ASSERT_EQ(h.platform->view().instances.size(), 3u);
+  for (int i = 0; i < 4; ++i)
+    h.arrive(seconds(100.0 + 0.1 * i), 0);
+  h.sim.run_until(seconds(200));
+  ASSERT_EQ(h.records.size(), 4u);
+  auto r = h.records;
+  std::sort(r.begin(), r.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
+  EXPECT_EQ(r[0].device, 0);
+  EXPECT_EQ(r[1].device, 1);
+  EXPECT_EQ(r[2].device, 0);
+  EXPECT_EQ(r[2].start, seconds(100.2));  // co-runs on the second container
+  EXPECT_EQ(r[1].finish, seconds(104.1));
+  EXPECT_EQ(r[3].device, 1);
+  EXPECT_EQ(r[3].start, seconds(104.1));
+  EXPECT_EQ(r[3].finish, seconds(108.1));
+}
+
+// An instance that owns its execution unit (here a CPU instance on its own cores) is a unit of
+// its own: host 0 runs two CPU instances, host 1 one (all ready long before 30 s; a request
+// runs for hundreds of milliseconds, so all four below are in the system at 30.0035 s). Load =
+// (queued + running batches) / units:
+//   r0: 0/2 vs 0/1 -> tie, host 0.  r1: 1/2 vs 0/1 -> host 1.  r2: 1/2 vs 1/1 -> host 0 (its
+//   second instance).  r3: 2/2 vs 1/1 -> tie, host 0, where it waits.
+// Were the two CPU instances merged into one unit (both have gpu = slice = -1), r3 would see
+// 2/1 vs 1/1 and wait at host 1.
+TEST(NodeDispatch, LeastLoadedCountsEachCpuInstanceAsAUnit) {
+  ServerlessConfig c = default_serverless_config();
+  c.hosts.push_back(testing::host(0, "A100-40GB", 2));
+  c.store_bps = 1e9;
+  auto f = testing::function("c", "harmonybatch/bert", 1);
+  f.gpu = false;
+  f.config.cpu_cores = 2.0;
+  f.model_bytes = 4e8;
+  c.functions.push_back(f);
+  c.dispatch_scope = DispatchScope::kNode;
+  c.gateway = GatewayRoute::kLeastLoaded;
+  Harness h(std::move(c), testing::manual_policies());
+  policy::Decisions d;
+  for (const int host : {0, 0, 1})
+    d.start.push_back({0, 1, std::nullopt, policy::Location{host, -1, -1}});
+  h.platform->apply(d);
+  for (int i = 0; i < 4; ++i)
+    h.arrive(seconds(30.0 + 0.001 * i), 0);
+  h.sim.run_until(seconds(30.0035));
+  const auto v = h.platform->view();
+  ASSERT_EQ(v.instances.size(), 3u);
+  ASSERT_EQ(v.functions[0].node_queues.size(), 1u);
+  EXPECT_EQ(v.functions[0].node_queues[0].first, 0);
+  EXPECT_EQ(v.functions[0].node_queues[0].second, 1u);
+  h.sim.run_until(seconds(60));
+  EXPECT_EQ(h.records.size(), 4u);
 }
 
 // A node that loses its last instance while requests wait there sends them back through the

@@ -99,7 +99,10 @@ enum class DispatchScope : std::uint8_t {
 /// How the gateway of DispatchScope::kNode (kInstance) picks the node (the instance).
 enum class GatewayRoute : std::uint8_t {
   kRoundRobin,  ///< the nodes hosting the function in turn
-  kLeastLoaded  ///< the node with the fewest queued and running batches per routable instance
+  /// the node with the fewest queued requests and running batches per execution unit (GPU,
+  /// MIG slice, or an instance's own unit) hosting a routable instance: co-located containers
+  /// sharing one unit add no capacity (request_path.cpp)
+  kLeastLoaded
 };
 
 /// DispatchScope::kNode: what a node's queued requests do when another node's instance of

@@ -175,9 +175,14 @@ class ControlPlane final : private FleetEvents, private BatchEvents {
   std::vector<Queue*> node_queues_;     ///< every node (and instance) queue, in creation order
   EventHandle reroute_;                 ///< pending reroute_stranded()
   std::vector<Queue*> memory_waiting_;  ///< see pump_memory_waiting()
-  /// route()'s scratch: routable instances and busy ones on a host (never nested).
+  /// route()'s scratch (never nested): one entry per routable instance, keyed by its execution
+  /// unit (host, gpu, slice, and the instance itself when it owns its unit), then merged to
+  /// one per host with n = the distinct units and busy = the running batches there.
   struct RouteCount {
     int host;
+    int gpu;
+    int slice;
+    InstanceId own;  ///< the instance when it owns its unit (CPU, cGPU window...), else 0
     int n;
     int busy;
   };

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <tuple>
 
 #include "control_plane.hpp"
 #include "records.hpp"
@@ -67,28 +68,41 @@ Queue& ControlPlane::node_queue(Queue& cluster, int host) {
 Queue& ControlPlane::route(Queue& cluster, int exclude_host) {
   if (config_.dispatch_scope == DispatchScope::kCluster) return cluster;
   if (config_.dispatch_scope == DispatchScope::kInstance) return route_instance(cluster);
-  // Hosts with a routable instance of the group: instances and busy instances (by host,
-  // ascending). One entry per instance, sorted and merged, in a reused vector rather than a
-  // std::map built per arrival: this runs on every arrival.
+  // Hosts with a routable instance of the group, with the execution units hosting those
+  // instances and their running batches (by host, ascending). A node's capacity for the group
+  // is its distinct execution units, not its instances: containers co-located on one
+  // time-sliced or MPS-shared GPU (or MIG slice) share that unit's compute, so n co-running
+  // batches each run at about 1/n speed (gpu_models/sharing_model.cpp) and a second container
+  // adds no capacity. A unit is a (gpu, slice) pair (slice < 0: the whole GPU); an instance that
+  // owns its unit (a CPU instance with its own cores, an INFless operator-profile instance with
+  // its own SM share, a cGPU time window) is a unit of its own. Each unit counts 1, whatever its
+  // size: see the least-loaded branch below. One entry per instance, sorted and merged, in a
+  // reused vector rather than a std::map built per arrival: this runs on every arrival.
   std::vector<RouteCount>& hosts = route_counts_;
   hosts.clear();
   for (const Fn* f : cluster.members) {
     for (const InstanceId id : f->instances) {
       const Inst* i = find(id);
       if (i == nullptr || !routable(*i) || i->loc.host == exclude_host) continue;
-      hosts.push_back({i->loc.host, 1, i->life.state() == InstanceState::kBusy ? 1 : 0});
+      hosts.push_back({i->loc.host, i->loc.gpu, i->loc.slice, i->own_unit ? i->id : 0, 1,
+                       i->life.state() == InstanceState::kBusy ? 1 : 0});
     }
   }
-  std::sort(hosts.begin(), hosts.end(),
-            [](const RouteCount& a, const RouteCount& b) { return a.host < b.host; });
+  std::sort(hosts.begin(), hosts.end(), [](const RouteCount& a, const RouteCount& b) {
+    return std::tie(a.host, a.gpu, a.slice, a.own) < std::tie(b.host, b.gpu, b.slice, b.own);
+  });
   std::size_t merged = 0;
+  RouteCount prev{};  // the previous entry, as sorted (equal units are adjacent)
   for (std::size_t k = 0; k < hosts.size(); ++k) {
-    if (merged > 0 && hosts[merged - 1].host == hosts[k].host) {
-      hosts[merged - 1].n += hosts[k].n;
-      hosts[merged - 1].busy += hosts[k].busy;
+    const RouteCount c = hosts[k];
+    if (merged > 0 && hosts[merged - 1].host == c.host) {
+      const bool same_unit = prev.gpu == c.gpu && prev.slice == c.slice && prev.own == c.own;
+      hosts[merged - 1].n += same_unit ? 0 : 1;
+      hosts[merged - 1].busy += c.busy;
     } else {
-      hosts[merged++] = hosts[k];
+      hosts[merged++] = c;
     }
+    prev = c;
   }
   hosts.resize(merged);
   // No node hosts the function yet: the request waits in the cluster queue, which the first
@@ -98,7 +112,12 @@ Queue& ControlPlane::route(Queue& cluster, int exclude_host) {
   if (config_.gateway == GatewayRoute::kRoundRobin) {
     chosen = hosts[cluster.next++ % hosts.size()].host;
   } else {
-    // Least loaded: (queued + running batches) per routable instance; ties to the lower host.
+    // Least loaded: (queued requests + running batches) per execution unit hosting a routable
+    // instance (above); ties to the lower host. Every unit counts 1: the measure counts work
+    // items, not seconds, and a node whose units are slower (a smaller MIG slice) builds a
+    // longer queue and so receives fewer arrivals. Weighting a unit by its compute share would
+    // equalise expected waits instead; docs/reproduction/protean.md ("The least-loaded gateway
+    // counts execution units") gives that reading's effect on the Protean scorecard.
     double best = 0.0;
     bool first = true;
     for (const RouteCount& c : hosts) {
