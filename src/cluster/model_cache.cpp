@@ -46,10 +46,15 @@ void ModelCache::clear() {
 
 std::vector<std::string> ModelCache::models() const {
   std::vector<std::string> out;
-  out.reserve(index_.size());
-  for (const auto& [name, it] : index_)
-    out.push_back(name);
+  models(out);
   return out;
+}
+
+void ModelCache::models(std::vector<std::string>& out) const {
+  out.resize(index_.size());
+  std::size_t k = 0;
+  for (const auto& [name, it] : index_)
+    out[k++] = name;
 }
 
 }  // namespace sim::cluster

@@ -188,6 +188,66 @@ TEST(ServerlessViews, FunctionViewCountsAndRates) {
   EXPECT_DOUBLE_EQ(function_view(fn, seconds(10), windows).arrival_rate[2], 0.8);
 }
 
+/// refresh_view (the control plane's view, refreshed in place per dispatched batch) equals a
+/// view built afresh: a stale view's instances, cold starts and counts are all rewritten, and
+/// another set of functions is built anew.
+TEST(ServerlessViews, RefreshedPlatformViewEqualsAFreshOne) {
+  std::vector<std::unique_ptr<Fn>> fns;
+  for (std::uint32_t id = 0; id < 2; ++id) {
+    fns.push_back(std::make_unique<Fn>());
+    fns.back()->id = id;
+    fns.back()->spec.name = id == 0 ? "a" : "b";
+  }
+  fns[0]->recent = {seconds(1), seconds(2)};
+  fns[0]->arrivals = 2;
+  Instances instances;
+  for (InstanceId id = 1; id <= 3; ++id) {
+    auto inst = std::make_unique<Inst>(Time::zero(), fns[0]->states);
+    inst->id = id;
+    inst->fn = fns[0].get();
+    fns[0]->instances.insert(id);
+    instances.emplace(id, std::move(inst));
+  }
+  instances.at(2)->life.transition(InstanceEvent::kReady, seconds(1));
+  const std::vector<Time> windows{seconds(10)};
+  const Hosts hosts;
+  policy::PlatformView v = build_view({seconds(3), seconds(1), windows, 0, fns, instances, hosts});
+  ASSERT_EQ(v.instances.size(), 3U);
+  EXPECT_EQ(v.cold_starts.size(), 2U);  // instances 1 and 3
+  EXPECT_DOUBLE_EQ(v.functions[0].arrival_rate[0], 0.2);
+
+  // Instance 1 terminates (gone from the map), 3 becomes ready, one more arrival.
+  instances.at(1)->life.transition(InstanceEvent::kTerminate, seconds(4));
+  fns[0]->instances.erase(1);
+  instances.erase(1);
+  instances.at(3)->life.transition(InstanceEvent::kReady, seconds(4));
+  fns[0]->recent.push_back(seconds(4));
+  fns[0]->arrivals = 3;
+  refresh_view(v, {seconds(5), seconds(1), windows, 0, fns, instances, hosts});
+  ASSERT_EQ(v.instances.size(), 2U);
+  EXPECT_EQ(v.instances[0].id, 2U);
+  EXPECT_EQ(v.instances[1].id, 3U);
+  EXPECT_EQ(v.instances[1].state, InstanceState::kIdle);
+  EXPECT_TRUE(v.cold_starts.empty());
+  ASSERT_EQ(v.functions.size(), 2U);
+  EXPECT_EQ(v.functions[0].idle, 2);
+  EXPECT_EQ(v.functions[0].cold_starting, 0);
+  EXPECT_EQ(v.functions[0].arrivals, 3U);
+  EXPECT_DOUBLE_EQ(v.functions[0].arrival_rate[0], 0.3);
+  EXPECT_EQ(v.now, seconds(5));
+
+  // Another set of functions: the view's functions are rebuilt (names and all).
+  std::vector<std::unique_ptr<Fn>> other;
+  other.push_back(std::make_unique<Fn>());
+  other.back()->id = 7;
+  other.back()->spec.name = "c";
+  refresh_view(v, {seconds(6), seconds(1), windows, 0, other, Instances{}, hosts});
+  ASSERT_EQ(v.functions.size(), 1U);
+  EXPECT_EQ(v.functions[0].id, 7U);
+  EXPECT_EQ(v.functions[0].name, "c");
+  EXPECT_TRUE(v.instances.empty());
+}
+
 TEST(ServerlessRecords, ServedRecordDecomposesTheLatency) {
   // Arrives at 10 s while its instance cold-starts (ready at 12 s), waits for the batcher until
   // 13 s, queues for the unit until 14 s, runs 3 s: 2 + 1 + 1 + 3 = 7 s > its 5 s SLO.

@@ -28,6 +28,8 @@ class ModelCache {
   [[nodiscard]] std::size_t size() const { return index_.size(); }
   /// Cached model names, sorted.
   [[nodiscard]] std::vector<std::string> models() const;
+  /// models() into `out`, reusing its strings' storage.
+  void models(std::vector<std::string>& out) const;
   [[nodiscard]] std::uint64_t evictions() const { return evictions_; }
 
  private:

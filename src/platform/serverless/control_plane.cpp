@@ -133,12 +133,17 @@ void ControlPlane::host_added(int /*host*/) {
 // Control loop
 
 policy::PlatformView ControlPlane::view() const {
+  return current_view();
+}
+
+const policy::PlatformView& ControlPlane::current_view() const {
 #ifndef NDEBUG
   for (const auto& f : fns_)
     check_state_counts(*f, instances_);
 #endif
-  return build_view({sim_.now(), config_.control_interval, config_.rate_windows,
-                     fleet_->pending_vms(), fns_, instances_, fleet_->hosts(), &by_id_});
+  refresh_view(view_, {sim_.now(), config_.control_interval, config_.rate_windows,
+                       fleet_->pending_vms(), fns_, instances_, fleet_->hosts(), &by_id_});
+  return view_;
 }
 
 void ControlPlane::apply(const policy::Decisions& d, policy::Autoscaler* origin) {

@@ -38,6 +38,9 @@ class ControlPlane final : private FleetEvents, private BatchEvents {
   void add_timeseries_columns(metrics::TimeSeriesRecorder& recorder);
   [[nodiscard]] nlohmann::json summary_extra(Time end) const;
   [[nodiscard]] policy::PlatformView view() const;
+  /// The same view, refreshed in place in view_ and valid until the next call: what a
+  /// caller that only reads it uses without copying (view() copies it).
+  [[nodiscard]] const policy::PlatformView& current_view() const;
   /// Applies what is valid and counts the rest. `origin`: the autoscaler whose decision this
   /// is, told the outcome of each start command (Autoscaler::started); null for the others.
   void apply(const policy::Decisions& decisions, policy::Autoscaler* origin = nullptr);
@@ -171,6 +174,10 @@ class ControlPlane final : private FleetEvents, private BatchEvents {
   /// Each function's view for KeepAlive::idle_timeout, by function id: built once, refreshed
   /// per call (refresh_function_view), so the per-batch call copies no names or profile data.
   std::vector<policy::FunctionView> keep_alive_views_;
+  /// current_view()'s storage: refreshed per call (refresh_view), so that the views built per
+  /// dispatched batch for a dispatcher that wants the platform reuse its vectors and strings.
+  /// A cache of const state, hence mutable; no call sees what an earlier one left in it.
+  mutable policy::PlatformView view_;
   std::vector<std::unique_ptr<Queue>> queues_;  ///< by first member function id
   std::vector<Queue*> node_queues_;     ///< every node (and instance) queue, in creation order
   EventHandle reroute_;                 ///< pending reroute_stranded()

@@ -37,7 +37,7 @@ void fill_host_view(policy::HostView& hv, const cluster::Host& h) {
   hv.cores_free = h.spec.cores - h.reserved_cores;
   hv.memory_bytes = h.spec.memory_bytes;
   hv.memory_free_bytes = h.free_bytes();
-  hv.cached_models = h.cache.models();
+  h.cache.models(hv.cached_models);
   hv.gpus.resize(h.gpus.size());
   for (std::size_t k = 0; k < h.gpus.size(); ++k) {
     const auto& g = *h.gpus[k];
@@ -48,6 +48,7 @@ void fill_host_view(policy::HostView& hv, const cluster::Host& h) {
     gv.memory_gb = g.type().memory_gb;
     gv.instances = g.instances();
     gv.slices.clear();
+    gv.slices.reserve(g.places());
     if (g.mig()) {
       gv.reconfiguring = g.mig_gpu()->reconfiguring();
       gv.memory_free_gb = 0.0;
@@ -104,6 +105,7 @@ void arrival_rates(const Fn& f, Time now, const std::vector<Time>& windows,
     f.window_start.assign(windows.size(), first);
   f.window_start_at = now;
   out.clear();
+  out.reserve(windows.size());
   for (std::size_t k = 0; k < windows.size(); ++k) {
     std::uint64_t& s = f.window_start[k];
     s = std::max(s, first);
@@ -182,14 +184,32 @@ void refresh_function_view(policy::FunctionView& fv, const Fn& f, Time now,
 
 policy::PlatformView build_view(const ViewInputs& in) {
   policy::PlatformView v;
+  refresh_view(v, in);
+  return v;
+}
+
+void refresh_view(policy::PlatformView& v, const ViewInputs& in) {
   const Time now = in.now;
   v.now = now;
   v.control_interval = in.control_interval;
   v.rate_windows = in.rate_windows;
   v.pending_vms = in.pending_vms;
-  v.functions.reserve(in.functions.size());
-  for (const auto& f : in.functions)
-    v.functions.push_back(function_view(*f, now, in.rate_windows));
+  // A function's view changes during a run only where refresh_function_view rewrites it (the
+  // function table is fixed once the run starts); any other set of functions is built anew.
+  bool same_functions = v.functions.size() == in.functions.size();
+  for (std::size_t k = 0; same_functions && k < in.functions.size(); ++k)
+    same_functions = v.functions[k].id == in.functions[k]->id;
+  if (same_functions) {
+    for (std::size_t k = 0; k < in.functions.size(); ++k)
+      refresh_function_view(v.functions[k], *in.functions[k], now, in.rate_windows);
+  } else {
+    v.functions.clear();
+    v.functions.reserve(in.functions.size());
+    for (const auto& f : in.functions)
+      v.functions.push_back(function_view(*f, now, in.rate_windows));
+  }
+  v.instances.clear();
+  v.cold_starts.clear();
   v.instances.reserve(in.instances.size());
   auto add = [&v](const Inst& inst) {
     v.instances.push_back(instance_view(inst));
@@ -207,8 +227,7 @@ policy::PlatformView build_view(const ViewInputs& in) {
     for (const auto& [id, inst] : in.instances)
       add(*inst);
   }
-  v.hosts = hosts_view(in.hosts);
-  return v;
+  refresh_hosts_view(v.hosts, in.hosts);
 }
 
 }  // namespace sim::platform::serverless

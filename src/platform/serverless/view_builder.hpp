@@ -47,5 +47,9 @@ void refresh_hosts_view(std::vector<policy::HostView>& views, const Hosts& hosts
 /// Makes views[host] equal to hosts_view(hosts)[host] in place (views has one per host).
 void refresh_host_view(std::vector<policy::HostView>& views, const Hosts& hosts, int host);
 [[nodiscard]] policy::PlatformView build_view(const ViewInputs& in);
+/// Makes `view` equal to build_view(in) reusing its storage. A view refreshed before must have
+/// been built from the same control plane (its functions' static fields are kept; the
+/// functions are rebuilt only when their ids differ) at an earlier or equal time.
+void refresh_view(policy::PlatformView& view, const ViewInputs& in);
 
 }  // namespace sim::platform::serverless

@@ -84,6 +84,8 @@ struct ContainerNeed {
 /// The hosts of the worker nodes the gateway balances over: available, with at least one GPU,
 /// ascending.
 std::vector<int> worker_hosts(const PlatformView& view);
+/// worker_hosts into `out`, reusing its storage.
+void worker_hosts(const PlatformView& view, std::vector<int>& out);
 
 ContainerNeed container_need(const FunctionView& f, ContainerCount count, double interval_s,
                              ContainerScope scope, const std::vector<int>& workers);
@@ -118,6 +120,33 @@ enum class LoadScope : std::uint8_t {
 std::vector<Place> cluster_places(const PlatformView& view, LoadScope scope,
                                   const GpuSet& excluded = {});
 
+/// Storage that cluster_places, tag_places and place_at reuse from call to call: the
+/// dispatcher builds the places for every batch, where a std::map of places and a map of GPUs
+/// built per call were most of its cost. `out`'s places are overwritten in place.
+struct PlaceScratch {
+  static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+  // The view's places laid out flat: each host's GPUs, each GPU's slots (its slices, or one
+  // for the whole GPU), with the index of the Place at each slot (kNone: no place there).
+  std::vector<std::size_t> host_at;     ///< host index -> position in view.hosts (kNone: none)
+  std::vector<std::size_t> gpu_begin;   ///< host position -> its first GPU (one past: next's)
+  std::vector<std::size_t> slot_begin;  ///< GPU -> its first slot (one past: next GPU's)
+  std::vector<char> mig;                ///< GPU -> whether its slots are MIG slices
+  std::vector<std::size_t> place;       ///< slot -> place index, kNone when none
+  // tag_places' and the callers' working storage.
+  std::vector<int> workers;
+  std::vector<std::size_t> order;  ///< ascending_order of the places
+  std::vector<std::size_t> rank;   ///< place -> position in `order`
+  std::vector<std::size_t> by_gpu;
+};
+
+/// cluster_places(view, scope, excluded) into `out`, reusing `out`'s and `scratch`'s storage.
+void cluster_places(const PlatformView& view, LoadScope scope, const GpuSet& excluded,
+                    std::vector<Place>& out, PlaceScratch& scratch);
+
+/// The index in `out` of the last cluster_places(..., out, scratch) of the place at `l`, or
+/// PlaceScratch::kNone.
+std::size_t place_at(const PlaceScratch& scratch, const Location& l);
+
 /// Algorithm 1's tags on every GPU: the best-effort memory demand (sum over best-effort
 /// functions of container_need(count, scope).total() x device memory) is shared evenly among the
 /// GPUs, and each GPU's places are tagged in ascending order of memory; tagged_best_effort_fbr =
@@ -126,7 +155,14 @@ void tag_places(std::vector<Place>& places, const PlatformView& view,
                 ContainerCount count = ContainerCount::kInFlight, double interval_s = 1.0,
                 ContainerScope scope = ContainerScope::kCluster);
 
+/// tag_places reusing `scratch`; leaves scratch.order = ascending_order(places) and
+/// scratch.rank its inverse.
+void tag_places(std::vector<Place>& places, const PlatformView& view, ContainerCount count,
+                double interval_s, ContainerScope scope, PlaceScratch& scratch);
+
 /// Indices of `places` in ascending order of resources (memory, then location).
 std::vector<std::size_t> ascending_order(const std::vector<Place>& places);
+/// ascending_order into `order`, reusing its storage.
+void ascending_order(const std::vector<Place>& places, std::vector<std::size_t>& order);
 
 }  // namespace sim::policy::protean

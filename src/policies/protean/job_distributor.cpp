@@ -1,9 +1,7 @@
 #include "job_distributor.hpp"
 
-#include <map>
-#include <tuple>
-
-#include "cluster_places.hpp"
+#include <algorithm>
+#include <numeric>
 
 namespace sim::policy::protean {
 
@@ -28,36 +26,40 @@ std::optional<InstanceId> JobDistributor::choose(const DispatchView& view) {
       if (i.batch_latency_s < best->batch_latency_s) best = &i;
     return best->id;
   }
-  auto places = cluster_places(*view.platform, LoadScope::kBusy);
-  tag_places(places, *view.platform);
-  std::map<std::tuple<int, int, int>, std::size_t> at;
-  for (std::size_t p = 0; p < places.size(); ++p) {
-    const Location& l = places[p].location;
-    at[{l.host, l.gpu, l.slice}] = p;
-  }
+  auto& places = places_;
+  cluster_places(*view.platform, LoadScope::kBusy, {}, places, scratch_);
+  tag_places(places, *view.platform, ContainerCount::kInFlight, 1.0, ContainerScope::kCluster,
+             scratch_);
   const bool strict = batch_is_strict(view);
-  // Candidates: the idle containers' slices, ascending by memory for first-fit packing.
-  std::vector<const InstanceView*> cand;
-  std::vector<std::size_t> cand_place;
-  for (const std::size_t p : ascending_order(places)) {
-    for (const auto& i : view.idle) {
-      const Location& l = i.location;
-      const auto it = at.find({l.host, l.gpu, l.slice});
-      if (it == at.end() || it->second != p) continue;
-      cand.push_back(&i);
-      cand_place.push_back(p);
-    }
+  // Candidates: the idle containers' slices, ascending by memory for first-fit packing (ties
+  // in the order of view.idle).
+  cand_.clear();
+  cand_place_.clear();
+  for (std::size_t k = 0; k < view.idle.size(); ++k) {
+    const std::size_t p = place_at(scratch_, view.idle[k].location);
+    if (p == PlaceScratch::kNone) continue;
+    cand_.push_back(k);
+    cand_place_.push_back(p);
   }
-  if (cand.empty()) return view.idle.front().id;
-  std::vector<SliceLoad> loads;
-  for (std::size_t k = 0; k < cand.size(); ++k) {
-    SliceLoad l = places[cand_place[k]].load;
-    l.rdf = rdf_on(*f, places[cand_place[k]].profile);
-    loads.push_back(l);
+  if (cand_.empty()) return view.idle.front().id;
+  const auto& rank = scratch_.rank;
+  cand_order_.resize(cand_.size());
+  std::iota(cand_order_.begin(), cand_order_.end(), std::size_t{0});
+  std::sort(cand_order_.begin(), cand_order_.end(), [&](std::size_t a, std::size_t b) {
+    const std::size_t ra = rank[cand_place_[a]];
+    const std::size_t rb = rank[cand_place_[b]];
+    return ra < rb || (ra == rb && a < b);
+  });
+  loads_.clear();
+  for (const std::size_t c : cand_order_) {
+    const Place& p = places[cand_place_[c]];
+    SliceLoad l = p.load;
+    l.rdf = rdf_on(*f, p.profile);
+    loads_.push_back(l);
   }
-  const auto pick = strict ? choose_strict_slice(loads, f->fbr)
-                           : choose_best_effort_slice(loads, f->device_memory_gb);
-  return cand[pick.value_or(0)]->id;
+  const auto pick = strict ? choose_strict_slice(loads_, f->fbr)
+                           : choose_best_effort_slice(loads_, f->device_memory_gb);
+  return view.idle[cand_[cand_order_[pick.value_or(0)]]].id;
 }
 
 }  // namespace sim::policy::protean

@@ -4,6 +4,9 @@
 /// tagged for best-effort memory; a best-effort batch is packed first-fit onto the smallest
 /// slices. Needs the platform view (co-runners of every slice).
 
+#include <vector>
+
+#include "cluster_places.hpp"
 #include "sim/policy/dispatcher.hpp"
 
 namespace sim::policy::protean {
@@ -12,6 +15,16 @@ class JobDistributor final : public Dispatcher {
  public:
   std::optional<InstanceId> choose(const DispatchView& view) override;
   [[nodiscard]] bool wants_platform_view() const override { return true; }
+
+ private:
+  // Storage reused from batch to batch (choose runs for every batch); nothing in it outlives
+  // a call's meaning.
+  std::vector<Place> places_;
+  PlaceScratch scratch_;
+  std::vector<std::size_t> cand_;        ///< candidate k: index into view.idle
+  std::vector<std::size_t> cand_place_;  ///< candidate -> its place
+  std::vector<std::size_t> cand_order_;  ///< candidates by (place's rank, k)
+  std::vector<SliceLoad> loads_;
 };
 
 }  // namespace sim::policy::protean
