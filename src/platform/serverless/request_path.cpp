@@ -292,9 +292,11 @@ void ControlPlane::pump(Queue& q) {
           idle.push_back(instance_view(*i));
         }
       }
-      std::optional<policy::PlatformView> pv;
-      if (policies_.dispatcher->wants_platform_view()) pv = view();
-      const policy::DispatchView dv{sim_.now(), fid, idle, qv, decision.take, pv ? &*pv : nullptr};
+      // The control plane's own view, read in place: copying it per batch was a tenth of a
+      // Protean run. choose() cannot reach the control plane, so nothing refreshes it meanwhile.
+      const policy::PlatformView* pv =
+          policies_.dispatcher->wants_platform_view() ? &current_view() : nullptr;
+      const policy::DispatchView dv{sim_.now(), fid, idle, qv, decision.take, pv};
       chosen = policies_.dispatcher->choose(dv);
     }
     if (!chosen) return;
