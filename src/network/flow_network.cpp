@@ -35,6 +35,7 @@ FlowNetwork::FlowNetwork(Simulation& sim, const Topology& topology)
   // copy) the flows so that those buffers stay where they are.
   static_assert(std::is_nothrow_move_constructible_v<Flow>);
   channels_.resize(topology.channel_count());
+  channel_marks_.resize(topology.channel_count());
   for (ChannelId c = 0; c < channels_.size(); ++c) {
     channels_[c].capacity = topology.channel_capacity_bps(c);
   }

@@ -189,11 +189,15 @@ class FlowNetwork {
     std::vector<double> rates;         ///< their committed rates (parallel to flows)
     double bytes = 0.0;                ///< moved up to last_change
     Time last_change;
-    std::uint64_t mark = 0;      ///< solver scratch: == epoch_ once visited
-    std::uint64_t deferred = 0;  ///< solver scratch: == epoch_ once queued as a boundary
-    std::uint64_t forced = 0;    ///< == resolve_id_: expand even if unsaturated
-    std::uint32_t local = 0;     ///< solver scratch: index in locals_
-    bool dirty = false;          ///< membership changed inside the open batch
+    std::uint64_t forced = 0;  ///< == resolve_id_: expand even if unsaturated
+    bool dirty = false;        ///< membership changed inside the open batch
+  };
+  /// The solver's per-channel scratch, apart from Channel (parallel to channels_) so that the
+  /// search's "seen?" tests and the fill's channel -> local lookups touch 24 bytes per channel.
+  struct ChannelMark {
+    std::uint64_t mark = 0;      ///< == epoch_ once visited
+    std::uint64_t deferred = 0;  ///< == epoch_ once queued as a boundary
+    std::uint32_t local = 0;     ///< index in locals_
   };
 
   /// `route` and the `receivers` delivery latencies are copied into the slot's reused buffers.
@@ -225,6 +229,8 @@ class FlowNetwork {
                const std::uint32_t* added, std::size_t added_count, bool prune);
   void visit(ChannelId c, double threshold, bool prune);
   void visit_boundary(ChannelId c, double threshold);
+  void add_local(ChannelId c, double outside, double outside_max, double capacity, double caps,
+                 std::uint32_t begin, std::uint32_t end, bool boundary);
   [[nodiscard]] bool boundary_holds(bool& prune);
   void fill();
   void commit();
@@ -238,6 +244,7 @@ class FlowNetwork {
   std::vector<std::uint32_t> free_slots_;
   CompletionHeap completions_;  ///< finish times of the transferring flows, by slot
   std::vector<Channel> channels_;
+  std::vector<ChannelMark> channel_marks_;  ///< parallel to channels_
   std::uint64_t next_serial_ = 1;
   std::size_t active_count_ = 0;
   FlowNetworkStats stats_;
