@@ -141,7 +141,7 @@ void FlowNetwork::resolve(const ChannelId* seeds, std::size_t seed_count, double
     set_.clear();
     expanded_ = 0;
     locals_.clear();
-    members_.clear();
+    members_size_ = 0;
     boundary_.clear();
     // New flows join whatever their channels' state (their kUnsolved entries are above any
     // threshold, so the search also takes them in from every channel it visits).
@@ -215,7 +215,7 @@ void FlowNetwork::visit(ChannelId c, double threshold, bool prune) {
   }
   cm.mark = epoch_;
   cm.local = static_cast<std::uint32_t>(locals_.size());
-  const auto begin = static_cast<std::uint32_t>(members_.size());
+  const auto begin = static_cast<std::uint32_t>(members_size_);
   // Flows below the threshold are held at their rates (their sum is the load left outside);
   // the others join the set, so a channel's members are exactly its re-solved crossings.
   // Without branches, as in visit_boundary (whose comment gives why the sums are unchanged):
@@ -223,7 +223,7 @@ void FlowNetwork::visit(ChannelId c, double threshold, bool prune) {
   // for members new to the set. std::max with +0.0 leaves outside_max (>= +0.0) as it was.
   const std::size_t n = ch.flows.size();
   const auto set_begin = set_.size();
-  members_.resize(begin + n);
+  reserve_members(n);
   set_.resize(set_begin + n);
   const std::uint32_t* flows = ch.flows.data();
   const double* rates = ch.rates.data();
@@ -254,9 +254,16 @@ void FlowNetwork::visit(ChannelId c, double threshold, bool prune) {
     caps += std::bit_cast<double>(std::bit_cast<std::uint64_t>(h.cap) & mask);
   }
   set_.resize(set_begin + fresh_count);
-  members_.resize(begin + count);
-  const auto end = static_cast<std::uint32_t>(members_.size());
+  const std::uint32_t end = begin + count;
+  members_size_ = end;
   add_local(c, outside, outside_max, ch.capacity, caps, begin, end, false);
+}
+
+void FlowNetwork::reserve_members(std::size_t n) {
+  // Grown, never shrunk: only [0, members_size_) is in use, so a scan writes its candidates
+  // without the zeroing a resize per channel would cost.
+  if (members_.size() < members_size_ + n)
+    members_.resize(std::max(2 * members_.size(), members_size_ + n));
 }
 
 void FlowNetwork::add_local(ChannelId c, double outside, double outside_max, double capacity,
@@ -283,14 +290,14 @@ void FlowNetwork::visit_boundary(ChannelId c, double threshold) {
   if (cm.mark == epoch_) return;  // expanded after all
   cm.mark = epoch_;
   cm.local = static_cast<std::uint32_t>(locals_.size());
-  const auto begin = static_cast<std::uint32_t>(members_.size());
+  const auto begin = static_cast<std::uint32_t>(members_size_);
   // Without branches: whether an entry is a member is data-dependent (mispredicted about half
   // the time on the storm mix), so every entry is written to members_ and the count advances
   // only for members, and a non-member adds +0.0 to the member sums (and a member +0.0 to
   // outside). Adding +0.0 leaves a sum of non-negative terms bit-for-bit as it was, so the sums
   // are those of the branching loop, in the same order.
   const std::size_t n = ch.flows.size();
-  members_.resize(begin + n);
+  reserve_members(n);
   const std::uint32_t* flows = ch.flows.data();
   const double* rates = ch.rates.data();
   std::uint32_t* out = members_.data() + begin;
@@ -312,7 +319,7 @@ void FlowNetwork::visit_boundary(ChannelId c, double threshold) {
     caps += std::bit_cast<double>(std::bit_cast<std::uint64_t>(h.cap) & mask);
   }
   const std::uint32_t end = begin + count;
-  members_.resize(end);
+  members_size_ = end;
   add_local(c, outside, 0.0, ch.capacity, caps, begin, end, true);
 }
 

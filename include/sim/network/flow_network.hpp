@@ -229,6 +229,7 @@ class FlowNetwork {
                const std::uint32_t* added, std::size_t added_count, bool prune);
   void visit(ChannelId c, double threshold, bool prune);
   void visit_boundary(ChannelId c, double threshold);
+  void reserve_members(std::size_t n);
   void add_local(ChannelId c, double outside, double outside_max, double capacity, double caps,
                  std::uint32_t begin, std::uint32_t end, bool boundary);
   [[nodiscard]] bool boundary_holds(bool& prune);
@@ -275,6 +276,7 @@ class FlowNetwork {
   };
   std::vector<Local> locals_;
   std::vector<std::uint32_t> members_;  ///< per local channel, its re-solved crossings
+  std::size_t members_size_ = 0;        ///< members_[0, members_size_) in use (see reserve_members)
   struct HeapEntry {
     double share;         ///< a lower bound of the channel's current fair share, or a cap
     std::uint32_t local;  ///< index in locals_, or a flow slot (cap heap)
