@@ -21,6 +21,7 @@
 /// plus the latency from src to r_i along the chain. A channel the chain crosses twice counts
 /// twice against its capacity.
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -170,19 +171,26 @@ class FlowNetwork {
 
   /// What the solver reads and writes, kept apart from Flow (struct of arrays) so that scanning
   /// a channel's flows touches one small record per flow.
-  struct FlowHot {
+  /// Routes of up to this many channels are copied into FlowHot itself (a host-to-host route
+  /// across the spines has 4), so that the solver's walks over a flow's channels read the line
+  /// it already loaded for the flow rather than the route's own heap buffer.
+  static constexpr std::uint32_t kInlineChannels = 4;
+  struct alignas(64) FlowHot {
     double rate = 0.0;  ///< committed rate (bits/s)
     double cap = std::numeric_limits<double>::infinity();
-    double new_rate = 0.0;  ///< solver scratch
-    /// route.channels.data(): stable while transferring (Flow moves keep the buffer; checked by a
-    /// static_assert in the .cpp that flows_ reallocates by moving).
+    double new_rate = 0.0;   ///< solver scratch
+    std::uint64_t mark = 0;  ///< == epoch_ while in the set being solved
+    /// inline_channels.data() when the route fits there (re-pointed when hot_ reallocates),
+    /// else route.channels.data(): stable while transferring (Flow moves keep the buffer;
+    /// checked by a static_assert in the .cpp that flows_ reallocates by moving).
     const ChannelId* channels = nullptr;
     std::uint32_t channel_count = 0;
-    std::uint64_t mark = 0;  ///< == epoch_ while in the set being solved
     bool frozen = false;
+    std::array<ChannelId, kInlineChannels> inline_channels{};
   };
+  static_assert(sizeof(FlowHot) == 64);
 
-  struct Channel {
+  struct alignas(64) Channel {  // capacity, load, flows, rates: the solver's first cache line
     double capacity = 0.0;
     double load = 0.0;                 ///< sum of rates (bits/s), repeats counted
     std::vector<std::uint32_t> flows;  ///< flow slots, one entry per crossing
