@@ -35,6 +35,7 @@ FlowNetwork::FlowNetwork(Simulation& sim, const Topology& topology)
   // copy) the flows so that those buffers stay where they are.
   static_assert(std::is_nothrow_move_constructible_v<Flow>);
   channels_.resize(topology.channel_count());
+  channel_marks_.resize(topology.channel_count());
   for (ChannelId c = 0; c < channels_.size(); ++c) {
     channels_[c].capacity = topology.channel_capacity_bps(c);
   }
@@ -107,7 +108,15 @@ FlowHandle FlowNetwork::launch(const Route& route, const Time* delivery_latency,
   } else {
     slot = static_cast<std::uint32_t>(flows_.size());
     flows_.emplace_back();
+    const FlowHot* const old_hot = hot_.data();
     hot_.emplace_back();
+    if (hot_.data() != old_hot) {
+      // Moved: inline routes must point into their new place.
+      for (FlowHot& other : hot_) {
+        if (other.channels != nullptr && other.channel_count <= kInlineChannels)
+          other.channels = other.inline_channels.data();
+      }
+    }
   }
   Flow& f = flows_[slot];
   f.serial = next_serial_++;
@@ -126,8 +135,13 @@ FlowHandle FlowNetwork::launch(const Route& route, const Time* delivery_latency,
   FlowHot& h = hot_[slot];
   h = FlowHot{};
   h.cap = cap;
-  h.channels = f.route.channels.data();
   h.channel_count = static_cast<std::uint32_t>(f.route.channels.size());
+  if (h.channel_count <= kInlineChannels) {
+    std::copy(f.route.channels.begin(), f.route.channels.end(), h.inline_channels.begin());
+    h.channels = h.inline_channels.data();
+  } else {
+    h.channels = f.route.channels.data();
+  }
   ++stats_.flows_started;
   ++active_count_;
   const FlowHandle handle{slot, f.serial};

@@ -36,6 +36,7 @@
 // finish time only to the flows whose rate changed (a CompletionHeap update, not an event). S is
 // taken with a relative margin below L, which only adds flows and so stays exact.
 #include <algorithm>
+#include <bit>
 #include <cmath>
 
 #include "flow_constants.hpp"
@@ -48,6 +49,12 @@ using flow::kInf;
 using flow::kNone;
 using flow::kSameRate;
 using flow::kUnsolved;
+
+namespace {
+// arrival_level's fast path: a channel whose crossings sum to at most (1 - kFitSlack) of its
+// capacity saturates at no level.
+constexpr double kFitSlack = 1e-6;
+}  // namespace
 
 double FlowNetwork::arrival_level(const ChannelId* channels, std::size_t count) {
   double level = kInf;
@@ -62,6 +69,25 @@ double FlowNetwork::arrival_level(const ChannelId* channels, std::size_t count) 
     // changed channels: below it every channel's usage is what it was. The capacity is taken a
     // little low so that rounding can only make the level lower (safe).
     const Channel& ch = channels_[c];
+    // Fast path: if every crossing fits at its final rate (or cap) with room to spare, the
+    // water-filling below consumes every entry (sorted ascending, r_i * weight is at most the
+    // sum of the entries left, which is at most what remains) and the channel gives no level.
+    // The slack of 1e-6 of the capacity is far above the rounding of the sums (n * 2^-53 of the
+    // capacity, n < 1e6), so this skips the sort only where the loop would never break.
+    {
+      double total = 0.0;
+      bool rising = false;
+      for (std::size_t k = 0; k < ch.flows.size(); ++k) {
+        const double r = ch.rates[k];
+        const double cap = r != kUnsolved ? r : hot_[ch.flows[k]].cap;
+        rising = rising || !std::isfinite(cap);
+        total += cap;
+      }
+      if (!rising && ch.flows.size() < 1000000 &&
+          total <= ch.capacity * kCutMargin * (1.0 - kFitSlack)) {
+        continue;
+      }
+    }
     level_scratch_.clear();
     double rising = 0.0;  // crossings that never stop rising here (uncapped new flows)
     for (std::size_t k = 0; k < ch.flows.size(); ++k) {
@@ -115,7 +141,7 @@ void FlowNetwork::resolve(const ChannelId* seeds, std::size_t seed_count, double
     set_.clear();
     expanded_ = 0;
     locals_.clear();
-    members_.clear();
+    members_size_ = 0;
     boundary_.clear();
     // New flows join whatever their channels' state (their kUnsolved entries are above any
     // threshold, so the search also takes them in from every channel it visits).
@@ -130,8 +156,13 @@ void FlowNetwork::resolve(const ChannelId* seeds, std::size_t seed_count, double
     // unsaturated ones only as a boundary (not expanded), after the set is complete.
     while (expanded_ < set_.size()) {
       const FlowHot& g = hot_[set_[expanded_++]];
-      for (std::uint32_t k = 0; k < g.channel_count; ++k)
+      for (std::uint32_t k = 0; k < g.channel_count; ++k) {
+        // Inline the common case: a channel already visited, or already deferred as a boundary
+        // in this pass (its state cannot change within a pass, so visit would defer it again).
+        const ChannelMark& cm = channel_marks_[g.channels[k]];
+        if (cm.mark == epoch_ || cm.deferred == epoch_) continue;
         visit(g.channels[k], threshold, prune);
+      }
     }
     for (const ChannelId c : boundary_)
       visit_boundary(c, threshold);
@@ -172,67 +203,124 @@ bool FlowNetwork::boundary_holds(bool& prune) {
 
 void FlowNetwork::visit(ChannelId c, double threshold, bool prune) {
   Channel& ch = channels_[c];
-  if (ch.mark == epoch_) return;
+  ChannelMark& cm = channel_marks_[c];
+  if (cm.mark == epoch_) return;
   if (prune && ch.forced != resolve_id_ && ch.load < ch.capacity * kCutMargin) {
     // Unsaturated: defer; it joins as a boundary once the set is complete.
-    if (ch.deferred != epoch_) {
-      ch.deferred = epoch_;
+    if (cm.deferred != epoch_) {
+      cm.deferred = epoch_;
       boundary_.push_back(c);
     }
     return;
   }
-  ch.mark = epoch_;
-  ch.local = static_cast<std::uint32_t>(locals_.size());
-  const auto begin = static_cast<std::uint32_t>(members_.size());
+  cm.mark = epoch_;
+  cm.local = static_cast<std::uint32_t>(locals_.size());
+  const auto begin = static_cast<std::uint32_t>(members_size_);
   // Flows below the threshold are held at their rates (their sum is the load left outside);
   // the others join the set, so a channel's members are exactly its re-solved crossings.
-  // Rates are read from the channel's own array, so flows left out cost no access to hot_.
+  // Without branches, as in visit_boundary (whose comment gives why the sums are unchanged):
+  // every entry is written to members_ and to set_, and the counts advance only for members and
+  // for members new to the set. std::max with +0.0 leaves outside_max (>= +0.0) as it was.
+  const std::size_t n = ch.flows.size();
+  const auto set_begin = set_.size();
+  reserve_members(n);
+  set_.resize(set_begin + n);
+  const std::uint32_t* flows = ch.flows.data();
+  const double* rates = ch.rates.data();
+  std::uint32_t* out = members_.data() + begin;
+  std::uint32_t* added = set_.data() + set_begin;
+  FlowHot* hot = hot_.data();
+  const std::uint64_t epoch = epoch_;
+  std::uint32_t count = 0;
+  std::size_t fresh_count = 0;
   double outside = 0.0;
   double outside_max = 0.0;
   double caps = 0.0;
-  for (std::size_t k = 0; k < ch.flows.size(); ++k) {
-    const double r = ch.rates[k];
-    const std::uint32_t g = ch.flows[k];
-    if (!(r >= threshold)) {
-      outside += r;
-      outside_max = std::max(outside_max, r);
-      continue;
-    }
-    FlowHot& h = hot_[g];
-    if (h.mark != epoch_) {
-      h.mark = epoch_;
-      set_.push_back(g);
-    }
-    members_.push_back(g);
-    caps += h.cap;
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::uint32_t g = flows[k];
+    const double r = rates[k];
+    FlowHot& h = hot[g];
+    const bool member = r >= threshold;
+    const bool fresh = member & (h.mark != epoch);
+    const std::uint64_t mask = 0 - static_cast<std::uint64_t>(member);  // all ones if a member
+    const double held = std::bit_cast<double>(std::bit_cast<std::uint64_t>(r) & ~mask);
+    h.mark = member ? epoch : h.mark;
+    added[fresh_count] = g;
+    fresh_count += static_cast<std::size_t>(fresh);
+    out[count] = g;
+    count += static_cast<std::uint32_t>(member);
+    outside += held;
+    outside_max = std::max(outside_max, held);
+    caps += std::bit_cast<double>(std::bit_cast<std::uint64_t>(h.cap) & mask);
   }
-  const auto end = static_cast<std::uint32_t>(members_.size());
-  locals_.push_back(Local{c, outside, outside_max, std::max(0.0, ch.capacity - outside), caps, -1.0,
-                          end - begin, begin, end, false});
+  set_.resize(set_begin + fresh_count);
+  const std::uint32_t end = begin + count;
+  members_size_ = end;
+  add_local(c, outside, outside_max, ch.capacity, caps, begin, end, false);
+}
+
+void FlowNetwork::reserve_members(std::size_t n) {
+  // Grown, never shrunk: only [0, members_size_) is in use, so a scan writes its candidates
+  // without the zeroing a resize per channel would cost.
+  if (members_.size() < members_size_ + n)
+    members_.resize(std::max(2 * members_.size(), members_size_ + n));
+}
+
+void FlowNetwork::add_local(ChannelId c, double outside, double outside_max, double capacity,
+                            double caps, std::uint32_t begin, std::uint32_t end, bool boundary) {
+  // Written field by field into the vector's slot: a Local built on the stack was copied in by
+  // an out-of-line push whose samples (~6% of the storm mix) sat on the 16-byte reloads of the
+  // just-written 8- and 4-byte fields (likely store-forwarding stalls).
+  Local& l = locals_.emplace_back();
+  l.channel = c;
+  l.outside = outside;
+  l.outside_max = outside_max;
+  l.remaining = std::max(0.0, capacity - outside);
+  l.caps = caps;
+  l.level = -1.0;
+  l.weight = end - begin;
+  l.members_begin = begin;
+  l.members_end = end;
+  l.boundary = boundary;
 }
 
 void FlowNetwork::visit_boundary(ChannelId c, double threshold) {
-  Channel& ch = channels_[c];
-  if (ch.mark == epoch_) return;  // expanded after all
-  ch.mark = epoch_;
-  ch.local = static_cast<std::uint32_t>(locals_.size());
-  const auto begin = static_cast<std::uint32_t>(members_.size());
+  const Channel& ch = channels_[c];
+  ChannelMark& cm = channel_marks_[c];
+  if (cm.mark == epoch_) return;  // expanded after all
+  cm.mark = epoch_;
+  cm.local = static_cast<std::uint32_t>(locals_.size());
+  const auto begin = static_cast<std::uint32_t>(members_size_);
+  // Without branches: whether an entry is a member is data-dependent (on the storm mix 37% of
+  // the entries, in no fixed pattern; the branching loop took 25% of the run), so every entry is
+  // written to members_ and the count advances only for members, and a non-member adds +0.0 to the
+  // member sums (and a member +0.0 to outside). Adding +0.0 leaves a sum of non-negative terms
+  // bit-for-bit as it was, so the sums are those of the branching loop, in the same order.
+  const std::size_t n = ch.flows.size();
+  reserve_members(n);
+  const std::uint32_t* flows = ch.flows.data();
+  const double* rates = ch.rates.data();
+  std::uint32_t* out = members_.data() + begin;
+  const FlowHot* hot = hot_.data();
+  const std::uint64_t epoch = epoch_;
+  std::uint32_t count = 0;
   double outside = 0.0;
   double caps = 0.0;
-  for (std::size_t k = 0; k < ch.flows.size(); ++k) {
-    const std::uint32_t g = ch.flows[k];
-    const double r = ch.rates[k];
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::uint32_t g = flows[k];
+    const double r = rates[k];
+    const FlowHot& h = hot[g];
     // Only new flows (kUnsolved) and flows at or above the threshold can be in the set.
-    if (!(r >= threshold) || hot_[g].mark != epoch_) {
-      outside += r;
-      continue;
-    }
-    members_.push_back(g);
-    caps += hot_[g].cap;
+    const bool member = (r >= threshold) & (h.mark == epoch);
+    const std::uint64_t mask = 0 - static_cast<std::uint64_t>(member);  // all ones if a member
+    out[count] = g;
+    count += static_cast<std::uint32_t>(member);
+    outside += std::bit_cast<double>(std::bit_cast<std::uint64_t>(r) & ~mask);
+    caps += std::bit_cast<double>(std::bit_cast<std::uint64_t>(h.cap) & mask);
   }
-  const auto end = static_cast<std::uint32_t>(members_.size());
-  locals_.push_back(Local{c, outside, 0.0, std::max(0.0, ch.capacity - outside), caps, -1.0,
-                          end - begin, begin, end, true});
+  const std::uint32_t end = begin + count;
+  members_size_ = end;
+  add_local(c, outside, 0.0, ch.capacity, caps, begin, end, true);
 }
 
 void FlowNetwork::fill() {
@@ -269,7 +357,7 @@ void FlowNetwork::fill() {
     h.new_rate = rate;
     --unfrozen;
     for (std::uint32_t k = 0; k < h.channel_count; ++k) {
-      Local& l = locals_[channels_[h.channels[k]].local];
+      Local& l = locals_[channel_marks_[h.channels[k]].local];
       l.remaining -= rate;
       --l.weight;
     }

@@ -21,6 +21,7 @@
 /// plus the latency from src to r_i along the chain. A channel the chain crosses twice counts
 /// twice against its capacity.
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -170,30 +171,41 @@ class FlowNetwork {
 
   /// What the solver reads and writes, kept apart from Flow (struct of arrays) so that scanning
   /// a channel's flows touches one small record per flow.
-  struct FlowHot {
+  /// Routes of up to this many channels are copied into FlowHot itself (a host-to-host route
+  /// across the spines has 4), so that the solver's walks over a flow's channels read the line
+  /// it already loaded for the flow rather than the route's own heap buffer.
+  static constexpr std::uint32_t kInlineChannels = 4;
+  struct alignas(64) FlowHot {
     double rate = 0.0;  ///< committed rate (bits/s)
     double cap = std::numeric_limits<double>::infinity();
-    double new_rate = 0.0;  ///< solver scratch
-    /// route.channels.data(): stable while transferring (Flow moves keep the buffer; checked by a
-    /// static_assert in the .cpp that flows_ reallocates by moving).
+    double new_rate = 0.0;   ///< solver scratch
+    std::uint64_t mark = 0;  ///< == epoch_ while in the set being solved
+    /// inline_channels.data() when the route fits there (re-pointed when hot_ reallocates),
+    /// else route.channels.data(): stable while transferring (Flow moves keep the buffer;
+    /// checked by a static_assert in the .cpp that flows_ reallocates by moving).
     const ChannelId* channels = nullptr;
     std::uint32_t channel_count = 0;
-    std::uint64_t mark = 0;  ///< == epoch_ while in the set being solved
     bool frozen = false;
+    std::array<ChannelId, kInlineChannels> inline_channels{};
   };
+  static_assert(sizeof(FlowHot) == 64);
 
-  struct Channel {
+  struct alignas(64) Channel {  // capacity, load, flows, rates: the solver's first cache line
     double capacity = 0.0;
     double load = 0.0;                 ///< sum of rates (bits/s), repeats counted
     std::vector<std::uint32_t> flows;  ///< flow slots, one entry per crossing
     std::vector<double> rates;         ///< their committed rates (parallel to flows)
     double bytes = 0.0;                ///< moved up to last_change
     Time last_change;
-    std::uint64_t mark = 0;      ///< solver scratch: == epoch_ once visited
-    std::uint64_t deferred = 0;  ///< solver scratch: == epoch_ once queued as a boundary
-    std::uint64_t forced = 0;    ///< == resolve_id_: expand even if unsaturated
-    std::uint32_t local = 0;     ///< solver scratch: index in locals_
-    bool dirty = false;          ///< membership changed inside the open batch
+    std::uint64_t forced = 0;  ///< == resolve_id_: expand even if unsaturated
+    bool dirty = false;        ///< membership changed inside the open batch
+  };
+  /// The solver's per-channel scratch, apart from Channel (parallel to channels_) so that the
+  /// search's "seen?" tests and the fill's channel -> local lookups touch 24 bytes per channel.
+  struct ChannelMark {
+    std::uint64_t mark = 0;      ///< == epoch_ once visited
+    std::uint64_t deferred = 0;  ///< == epoch_ once queued as a boundary
+    std::uint32_t local = 0;     ///< index in locals_
   };
 
   /// `route` and the `receivers` delivery latencies are copied into the slot's reused buffers.
@@ -225,6 +237,9 @@ class FlowNetwork {
                const std::uint32_t* added, std::size_t added_count, bool prune);
   void visit(ChannelId c, double threshold, bool prune);
   void visit_boundary(ChannelId c, double threshold);
+  void reserve_members(std::size_t n);
+  void add_local(ChannelId c, double outside, double outside_max, double capacity, double caps,
+                 std::uint32_t begin, std::uint32_t end, bool boundary);
   [[nodiscard]] bool boundary_holds(bool& prune);
   void fill();
   void commit();
@@ -238,6 +253,7 @@ class FlowNetwork {
   std::vector<std::uint32_t> free_slots_;
   CompletionHeap completions_;  ///< finish times of the transferring flows, by slot
   std::vector<Channel> channels_;
+  std::vector<ChannelMark> channel_marks_;  ///< parallel to channels_
   std::uint64_t next_serial_ = 1;
   std::size_t active_count_ = 0;
   FlowNetworkStats stats_;
@@ -268,6 +284,7 @@ class FlowNetwork {
   };
   std::vector<Local> locals_;
   std::vector<std::uint32_t> members_;  ///< per local channel, its re-solved crossings
+  std::size_t members_size_ = 0;        ///< members_[0, members_size_) in use (see reserve_members)
   struct HeapEntry {
     double share;         ///< a lower bound of the channel's current fair share, or a cap
     std::uint32_t local;  ///< index in locals_, or a flow slot (cap heap)
