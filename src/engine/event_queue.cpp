@@ -201,7 +201,7 @@ void EventQueue::bucket_take(Rung& r, std::size_t b, std::vector<Key>& out) {
   std::uint32_t n = bucket.fill;
   while (c != kNoChunk) {
     Chunk& ch = chunks_[c];
-    // Key by key: a range insert of one to three keys went through a memmove call each time.
+    // Key by key: a range insert of a few keys went through a memmove call each time.
     for (std::uint32_t j = 0; j < n; ++j)
       out.push_back(ch.keys[j]);
     const std::uint32_t next = ch.next;
@@ -327,7 +327,7 @@ bool EventQueue::refill_bottom() {
 void EventQueue::step_look_ahead() {
   // The previous step prefetched this chunk. Its keys' slots are fetched too, so that the
   // next Bottom's first pops do not wait for them. The chunk may have been consumed and
-  // reused since, and a head chunk holds fewer than three keys: the keys and the link may be
+  // reused since, and a head chunk may not be full: the keys and the link may be
   // stale, which costs a useless prefetch at most (they are bounds-checked).
   const Chunk& ch = chunks_[look_ahead_];
   for (const Key k : ch.keys) {
@@ -336,7 +336,7 @@ void EventQueue::step_look_ahead() {
   }
   look_ahead_ = ch.next;
   if (look_ahead_ < chunks_.size()) {
-    __builtin_prefetch(&chunks_[look_ahead_]);
+    prefetch_chunk(look_ahead_);
   } else {
     look_ahead_ = kNoChunk;
   }
@@ -350,7 +350,7 @@ void EventQueue::start_look_ahead(const Rung& r) {
   for (std::size_t b = r.cur; b < end; ++b) {
     const std::uint32_t c = r.buckets[b].head;
     if (c != kNoChunk) {
-      __builtin_prefetch(&chunks_[c]);
+      prefetch_chunk(c);
       look_ahead_ = c;
       return;
     }
