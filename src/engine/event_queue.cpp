@@ -344,7 +344,7 @@ void EventQueue::step_look_ahead() {
 
 void EventQueue::start_look_ahead(const Rung& r) {
   // The next non-empty bucket of this rung is likely the next refill: start walking its chunk
-  // list (one link per pop, see step_look_ahead) so that its chunks are in cache by then.
+  // list (one link every few pops, see pop_until) so that its chunks are in cache by then.
   look_ahead_ = kNoChunk;
   const std::size_t end = std::min(r.nbuckets, r.cur + 8);
   for (std::size_t b = r.cur; b < end; ++b) {
@@ -386,11 +386,13 @@ bool EventQueue::pop_until(Time limit, Popped& out) {
   out.fn = std::move(slots_[slot].fn);
   release_slot(slot);
   --live_;
-  // One more link of the look-ahead walk every other pop: reading a link one pop after its
-  // prefetch stalled on it (a pop takes ~100 ns, less than a miss), every third pop is too slow
-  // for the longer lists of buckets full of cancelled entries. Bottom's read position serves
-  // as the counter (it also counts skipped stale entries).
-  if (look_ahead_ != kNoChunk && bottom_head_ % 2 == 0) step_look_ahead();
+  // One more link of the look-ahead walk every fourth pop: reading a link one or two pops after
+  // its prefetch stalled on it (a pop takes ~100 ns, less than a miss under load). With chunks
+  // of seven keys a bucket of ~15 events is three links, walked within 12 pops; measured at
+  // N = 1e5 (2026-11-26), every 4th pop 10.6-11.2 M events/s against 9.8-10.0 every 2nd, 1e3
+  // and 1e6 and the cancelling variant within noise. Bottom's read position serves as the
+  // counter (it also counts skipped stale entries).
+  if (look_ahead_ != kNoChunk && bottom_head_ % 4 == 0) step_look_ahead();
   return true;
 }
 

@@ -33,8 +33,8 @@
 ///     later than Bottom, so Bottom's front stays exact; the stage is flushed before any
 ///     bucket is read);
 ///   - after each refill of Bottom, its events' slots are prefetched together, and the next
-///     non-empty bucket's chunk list is walked one link every other pop (so that a link is
-///     read about one memory latency after its prefetch) with each chunk and its keys' slots
+///     non-empty bucket's chunk list is walked one link every fourth pop (so that a link is
+///     read at least one memory latency after its prefetch) with each chunk and its keys' slots
 ///     prefetched, so the next refill finds its chunks and slots in cache.
 /// Limits: at most 2^24 (16.7 million) events pending at once; when the 38-bit sequence
 /// counter runs out (after 2.7e11 events) the pending events (and the numbers reserved by
