@@ -62,6 +62,7 @@ std::string CpuFunctionLatency::describe() const {
 
 OperatorProfileLatency::OperatorProfileLatency(int threads, int gpu_percent)
     : threads_(threads), gpu_percent_(gpu_percent) {
+  first_small_.fill(std::numeric_limits<double>::quiet_NaN());
   if (threads < 0 || gpu_percent < 0 || gpu_percent > 100 || (threads == 0 && gpu_percent == 0)) {
     throw std::invalid_argument(
         fmt::format("INFless share: need threads >= 0 and 0 <= gpu% <= 100, not both 0; found "
@@ -74,13 +75,13 @@ double OperatorProfileLatency::predict_s(const ModelProfile& model, int batch) c
   if (first_model_ == nullptr) first_model_ = &model;
   if (&model == first_model_ && batch >= 0 && batch < kIndexedBatches) {
     const auto b = static_cast<std::size_t>(batch);
-    if (b < first_by_batch_.size() && !std::isnan(first_by_batch_[b])) return first_by_batch_[b];
-    const double s = compute_s(model, batch);  // throws (nothing remembered) if it cannot run
-    if (b >= first_by_batch_.size()) {
+    if (b >= kInlineBatches && b >= first_by_batch_.size()) {
       first_by_batch_.resize(b + 1, std::numeric_limits<double>::quiet_NaN());
     }
-    first_by_batch_[b] = s;
-    return s;
+    double& known = b < kInlineBatches ? first_small_[b] : first_by_batch_[b];
+    if (!std::isnan(known)) return known;
+    known = compute_s(model, batch);  // throws (nothing remembered: NaN stays) if it cannot run
+    return known;
   }
   for (const Known& k : known_)
     if (k.model == &model && k.batch == batch) return k.s;

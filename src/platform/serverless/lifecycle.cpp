@@ -58,6 +58,7 @@ bool ControlPlane::start_instance(Fn& fn, const policy::InstanceConfig& config,
   inst->fn = &fn;
   inst->config = config;
   inst->loc = *loc;
+  inst->device = loc->gpu >= 0 ? fleet_->global_gpu(*loc) : -1;
   auto& host = fleet_->host(loc->host);
   // The instance's host memory is reserved for its whole cold start; cached models make room.
   inst->boot.emplace();

@@ -301,6 +301,7 @@ void ControlPlane::pump(Queue& q) {
     }
     if (!chosen) return;
     Inst* inst = find(*chosen);
+    if (inst != nullptr) prefetch_batch_state(*inst);  // run_batch reads it next
     if (inst == nullptr || !serves(*inst, q) || inst->life.state() != InstanceState::kIdle) {
       ++counts_.rejected["dispatch"];
       return;
@@ -353,7 +354,7 @@ void ControlPlane::run_batch(Inst& inst, std::vector<Request> batch) {
                          {},
                          {},
                          static_cast<std::uint32_t>(batch.size()),
-                         inst.loc.gpu >= 0 ? fleet_->global_gpu(inst.loc) : -1,
+                         inst.device,
                          inst.loc.slice};
   if (inst.pipeline != 0 || inst.pipeline_latency_s > 0) {
     pipelines_->run(inst, std::move(batch), times);  // a pipelined partitioned replica's head
@@ -376,6 +377,7 @@ void ControlPlane::run_batch(Inst& inst, std::vector<Request> batch) {
 
 Inst& ControlPlane::running(InstanceId id, std::uint64_t serial) {
   Inst* inst = find(id);
+  if (inst != nullptr) prefetch_batch_state(*inst);  // batch_finished reads it next
   if (inst == nullptr || inst->batch_serial != serial) {
     throw std::logic_error("batch completion for an unknown instance");
   }
