@@ -85,11 +85,14 @@ void ProteanAutoscaler::reconfigurator(const PlatformView& view, Decisions& d) {
   const FunctionView* be_model = nullptr;
   double be_model_new = 0.0;
   // The strict model whose profile the profiled thresholds use: the strict function with the
-  // most requests in flight (n_r of §4.2), as the BE model is the BE one with the most.
+  // most requests in flight (n_r of §4.2), as the BE model is the BE one with the most. Only
+  // a function that has had strict requests: one without arrivals counts as strict for
+  // placement (is_strict), but its profile says nothing about strict requests; with none, the
+  // fixed t_low, t_high apply (a best-effort-only mix has no strict slowdown to compare).
   const FunctionView* strict_model = nullptr;
   double strict_model_in_flight = -1.0;
   for (const auto& f : view.functions) {
-    if (f.gpu && is_strict(f)) {
+    if (f.gpu && f.strict_arrivals > 0 && is_strict(f)) {
       const double rate = f.arrival_rate.empty() ? 0.0 : f.arrival_rate.front();
       const double in_flight = rate * f.batch_latency_s + static_cast<double>(f.queue_length);
       if (in_flight > strict_model_in_flight) {

@@ -404,6 +404,20 @@ TEST(ProteanAutoscaler, ProfiledThresholdsUseTheStrictAndBestEffortProfiles) {
       }
     }
   }
+  // A strict-looking function without strict arrivals (no arrivals yet) is no strict model:
+  // no profile, so the fixed thresholds keep (4g, 2g, 1g).
+  PlatformView v = mig_view();
+  ProteanAutoscalerConfig c;
+  c.reconfiguration.thresholds = ThresholdMode::kProfiled;
+  ProteanAutoscaler a(c);
+  for (int tick = 0; tick < 5; ++tick) {
+    FunctionView idle = resnet(0, 0);
+    idle.arrivals = 0;
+    idle.strict_arrivals = 0;
+    v.functions = {idle, small_be(1, 2500)};
+    v.now = seconds(tick);
+    EXPECT_TRUE(a.decide(v).reconfigure.empty()) << tick;
+  }
 }
 
 TEST(JobDistributor, StrictBatchGoesToTheLeastEta) {
