@@ -75,13 +75,14 @@ PolicyKind autoscaler() {
       .at_least(0)
       .at_most(1)
       .doc(
-          "T_low: least potential BE occupancy of the chosen small slice set (predicted BE "
-          "memory / its memory) worth isolating BE on it (assumption: not published)");
+          "T_low (thresholds fixed): least potential BE occupancy of the chosen small slice "
+          "set (predicted BE memory / its memory) worth isolating BE on it (assumption: not "
+          "published)");
   s->add("t_high", ParamType::kNumber)
       .def(0.9)
       .at_least(0)
       .at_most(1)
-      .doc("T_high: greatest such occupancy (assumption: not published)");
+      .doc("T_high (thresholds fixed): greatest such occupancy (assumption: not published)");
   s->add("thresholds", ParamType::kChoice)
       .def("fixed")
       .one_of({"fixed", "profiled"})
