@@ -84,7 +84,22 @@ void ProteanAutoscaler::reconfigurator(const PlatformView& view, Decisions& d) {
   double be_new = 0.0;
   const FunctionView* be_model = nullptr;
   double be_model_new = 0.0;
+  // The strict model whose profile the profiled thresholds use: the strict function with the
+  // most requests in flight (n_r of §4.2), as the BE model is the BE one with the most. Only
+  // a function that has had strict requests: one without arrivals counts as strict for
+  // placement (is_strict), but its profile says nothing about strict requests; with none, the
+  // fixed t_low, t_high apply (a best-effort-only mix has no strict slowdown to compare).
+  const FunctionView* strict_model = nullptr;
+  double strict_model_in_flight = -1.0;
   for (const auto& f : view.functions) {
+    if (f.gpu && f.strict_arrivals > 0 && is_strict(f)) {
+      const double rate = f.arrival_rate.empty() ? 0.0 : f.arrival_rate.front();
+      const double in_flight = rate * f.batch_latency_s + static_cast<double>(f.queue_length);
+      if (in_flight > strict_model_in_flight) {
+        strict_model = &f;
+        strict_model_in_flight = in_flight;
+      }
+    }
     const std::uint64_t be = f.arrivals - f.strict_arrivals;
     auto& last = last_best_effort_arrivals_[f.id];
     double count = static_cast<double>(be - std::min(be, last));
@@ -117,7 +132,14 @@ void ProteanAutoscaler::reconfigurator(const PlatformView& view, Decisions& d) {
     memory = best_effort_memory_gb(predicted, be_model->config.max_batch,
                                    be_model->device_memory_gb, config_.best_effort_memory);
   }
-  const auto target = choose_geometry(config_.reconfiguration, memory);
+  // Lines 14-15 under ThresholdMode::kProfiled: the strict and BE models' profiles.
+  std::optional<ThresholdProfile> profile;
+  if (be_model != nullptr && strict_model != nullptr) {
+    profile = ThresholdProfile{strict_model->fbr, strict_model->rdf, be_model->fbr,
+                               be_model->device_memory_gb, be_model->config.max_batch};
+  }
+  const auto target =
+      choose_geometry(config_.reconfiguration, memory, profile ? &*profile : nullptr);
   const int cap = max_simultaneous_reconfigurations(static_cast<int>(gpus.size()),
                                                     config_.max_reconfiguring_fraction);
   for (const auto& g : gpus) {

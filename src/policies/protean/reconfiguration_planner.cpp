@@ -27,8 +27,16 @@ std::vector<std::string> sorted_geometry(std::vector<std::string> profiles) {
   return profiles;
 }
 
+std::vector<std::string> fallback_without_large(const ReconfigurationConfig& config) {
+  std::vector<std::string> rest = config.fallback;
+  const auto it = std::find(rest.begin(), rest.end(), config.large_slice);
+  if (it != rest.end()) rest.erase(it);
+  return rest;
+}
+
 std::vector<std::string> choose_geometry(const ReconfigurationConfig& config,
-                                         double predicted_best_effort_memory_gb) {
+                                         double predicted_best_effort_memory_gb,
+                                         const ThresholdProfile* profile) {
   // Algorithm 2 lines 10-18: the first (smallest) set whose memory holds the predicted BE
   // memory; its potential occupancy is that memory over the set's.
   for (const auto& set : config.small_slice_sets) {
@@ -37,9 +45,14 @@ std::vector<std::string> choose_geometry(const ReconfigurationConfig& config,
       memory += profile_memory_gb(p);
     if (memory < predicted_best_effort_memory_gb) continue;
     const double occupancy = memory > 0 ? predicted_best_effort_memory_gb / memory : 0.0;
-    if (occupancy < config.t_low || occupancy > config.t_high) break;  // line 19
-    std::vector<std::string> g = set;                                  // line 16
-    g.push_back(config.large_slice);                                   // line 23
+    // Lines 14-15: calc_Lthresh, calc_Hthresh for this set and BE model.
+    Thresholds t{config.t_low, config.t_high};
+    if (config.thresholds == ThresholdMode::kProfiled && profile != nullptr) {
+      t = profiled_thresholds(set, fallback_without_large(config), *profile);
+    }
+    if (occupancy < t.low || occupancy > t.high) break;  // line 19
+    std::vector<std::string> g = set;                    // line 16
+    g.push_back(config.large_slice);                     // line 23
     return sorted_geometry(std::move(g));
   }
   return sorted_geometry(config.fallback);  // line 20

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "profiled_thresholds.hpp"
+
 namespace sim::policy::protean {
 
 /// EWMA predictor of the number of BE requests per monitor interval (Algorithm 2 line 8; the
@@ -24,6 +26,12 @@ class EwmaPredictor {
   bool primed_ = false;
 };
 
+/// How calc_Lthresh / calc_Hthresh (Algorithm 2 lines 14-15) are read.
+enum class ThresholdMode : std::uint8_t {
+  kFixed,    ///< T_low, T_high fixed occupancies of the chosen set (assumption: 0.1, 0.9)
+  kProfiled  ///< per set, strict and BE model from profiles and eq. 2 (profiled_thresholds.hpp)
+};
+
 struct ReconfigurationConfig {
   /// small_slice_set (Algorithm 2 line 6), in order; a set's memory (sum_max_mem) is read
   /// from the profile names ("2g.10gb" holds 10 GB).
@@ -34,6 +42,9 @@ struct ReconfigurationConfig {
   /// is too empty to be worth isolating BE on it, above T_high too full (lines 14, 15, 19).
   double t_low = 0.1;
   double t_high = 0.9;
+  /// kProfiled: T_low, T_high from profiled_thresholds for the chosen set against the fallback
+  /// without the large slice, when choose_geometry gets a profile (else t_low, t_high).
+  ThresholdMode thresholds = ThresholdMode::kFixed;
   int wait_limit = 3;  ///< consecutive mismatches before reconfiguring (line 25)
 };
 
@@ -53,9 +64,15 @@ double best_effort_memory_gb(double predicted, int batch, double batch_memory_gb
                              BestEffortMemory mode);
 
 /// The geometry Algorithm 2 chooses for a predicted BE memory (lines 9-23), as a sorted list
-/// of profile names (sorted so that geometries compare as multisets).
+/// of profile names (sorted so that geometries compare as multisets). `profile`: the strict and
+/// BE models' profiling information, used by ThresholdMode::kProfiled (nullptr: fixed).
 std::vector<std::string> choose_geometry(const ReconfigurationConfig& config,
-                                         double predicted_best_effort_memory_gb);
+                                         double predicted_best_effort_memory_gb,
+                                         const ThresholdProfile* profile = nullptr);
+
+/// The fallback geometry without (one of) the large slice: the slices the fallback packs BE
+/// requests onto and strict requests share with them, the (3g) of (4g, 3g).
+std::vector<std::string> fallback_without_large(const ReconfigurationConfig& config);
 
 /// The per-GPU wait counter of Algorithm 2 (lines 24-30).
 class MismatchCounter {

@@ -75,13 +75,22 @@ PolicyKind autoscaler() {
       .at_least(0)
       .at_most(1)
       .doc(
-          "T_low: least potential BE occupancy of the chosen small slice set (predicted BE "
-          "memory / its memory) worth isolating BE on it (assumption: not published)");
+          "T_low (thresholds fixed): least potential BE occupancy of the chosen small slice "
+          "set (predicted BE memory / its memory) worth isolating BE on it (assumption: not "
+          "published)");
   s->add("t_high", ParamType::kNumber)
       .def(0.9)
       .at_least(0)
       .at_most(1)
-      .doc("T_high: greatest such occupancy (assumption: not published)");
+      .doc("T_high (thresholds fixed): greatest such occupancy (assumption: not published)");
+  s->add("thresholds", ParamType::kChoice)
+      .def("fixed")
+      .one_of({"fixed", "profiled"})
+      .doc(
+          "calc_Lthresh / calc_Hthresh of Algorithm 2: fixed = t_low, t_high; profiled = per "
+          "chosen set, strict and BE model, the BE counts between which a strict batch's eq. 2 "
+          "slowdown on the chosen set is at most the one on the fallback's 3g shared with the "
+          "BE requests (profiled_thresholds.hpp; t_low, t_high unused)");
   s->add("wait_limit", ParamType::kInteger)
       .def(3)
       .at_least(0)
@@ -150,6 +159,9 @@ PolicyKind autoscaler() {
             c.reconfigure = p.at("reconfigure").get<bool>();
             c.reconfiguration.t_low = p.at("t_low").get<double>();
             c.reconfiguration.t_high = p.at("t_high").get<double>();
+            c.reconfiguration.thresholds = p.at("thresholds").get<std::string>() == "profiled"
+                                               ? ThresholdMode::kProfiled
+                                               : ThresholdMode::kFixed;
             c.reconfiguration.wait_limit = p.at("wait_limit").get<int>();
             c.reconfiguration.fallback = p.at("fallback_geometry").get<std::vector<std::string>>();
             c.ewma_alpha = p.at("ewma_alpha").get<double>();

@@ -381,6 +381,45 @@ TEST(ProteanAutoscaler, InFlightBestEffortCountKeepsTheSmallSlicesForASmallModel
   }
 }
 
+TEST(ProteanAutoscaler, ProfiledThresholdsUseTheStrictAndBestEffortProfiles) {
+  // One GPU in (4g, 2g, 1g); strict ResNet 50, BE 2 GB model (FBR 0.2) at 2500 rps: in flight
+  // 2500 x 0.11 = 275 requests -> 275 / 128 x 2 = 4.30 GB, occupancy 0.287 of (1g, 2g).
+  // Fixed [0.1, 0.9]: (4g, 2g, 1g) stays. Profiled: the 3g shared with 2.15 BE batches gives
+  // 1.7333 x max{0.48 + 0.43, 1} = 1.7333 against the free 2g's 2.375 (the 3g falls behind
+  // only past (2.375 / 1.7333 - 0.48) / 0.2 = 4.45 batches), so below T_low -> (4g, 3g),
+  // reconfigured at the fourth mismatch (wait_limit 3).
+  for (const bool profiled : {false, true}) {
+    PlatformView v = mig_view();
+    ProteanAutoscalerConfig c;
+    if (profiled) c.reconfiguration.thresholds = ThresholdMode::kProfiled;
+    ProteanAutoscaler a(c);
+    for (int tick = 0; tick < 5; ++tick) {
+      v.functions = {resnet(0, 1000), small_be(1, 2500)};
+      v.now = seconds(tick);
+      const auto d = a.decide(v);
+      EXPECT_EQ(d.reconfigure.size(), profiled && tick == 3 ? 1U : 0U) << profiled << tick;
+      for (const auto& r : d.reconfigure) {
+        EXPECT_EQ(r.profiles, (std::vector<std::string>{"3g.20gb", "4g.20gb"}));
+        v.hosts[0].gpus[0].reconfiguring = true;
+      }
+    }
+  }
+  // A strict-looking function without strict arrivals (no arrivals yet) is no strict model:
+  // no profile, so the fixed thresholds keep (4g, 2g, 1g).
+  PlatformView v = mig_view();
+  ProteanAutoscalerConfig c;
+  c.reconfiguration.thresholds = ThresholdMode::kProfiled;
+  ProteanAutoscaler a(c);
+  for (int tick = 0; tick < 5; ++tick) {
+    FunctionView idle = resnet(0, 0);
+    idle.arrivals = 0;
+    idle.strict_arrivals = 0;
+    v.functions = {idle, small_be(1, 2500)};
+    v.now = seconds(tick);
+    EXPECT_TRUE(a.decide(v).reconfigure.empty()) << tick;
+  }
+}
+
 TEST(JobDistributor, StrictBatchGoesToTheLeastEta) {
   PlatformView v = mig_view();
   FunctionView s = resnet(0, 0);
