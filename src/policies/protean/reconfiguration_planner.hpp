@@ -44,6 +44,8 @@ struct ReconfigurationConfig {
   double t_high = 0.9;
   /// kProfiled: T_low, T_high from profiled_thresholds for the chosen set against the fallback
   /// without the large slice, when choose_geometry gets a profile (else t_low, t_high).
+  /// A scenario's default is kProfiled (register.cpp); this struct's stays kFixed, the plain
+  /// planner the hand-computed planner tests use.
   ThresholdMode thresholds = ThresholdMode::kFixed;
   int wait_limit = 3;  ///< consecutive mismatches before reconfiguring (line 25)
 };

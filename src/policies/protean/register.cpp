@@ -84,7 +84,7 @@ PolicyKind autoscaler() {
       .at_most(1)
       .doc("T_high (thresholds fixed): greatest such occupancy (assumption: not published)");
   s->add("thresholds", ParamType::kChoice)
-      .def("fixed")
+      .def("profiled")
       .one_of({"fixed", "profiled"})
       .doc(
           "calc_Lthresh / calc_Hthresh of Algorithm 2: fixed = t_low, t_high; profiled = per "
