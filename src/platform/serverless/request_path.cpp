@@ -372,7 +372,18 @@ void ControlPlane::run_batch(Inst& inst, std::vector<Request> batch) {
       accounting_.activations_changed(now, inst.activation_gb);
     }
   }
-  unit_runner_.run(inst, std::move(batch), times);
+  recycle(unit_runner_.run(inst, std::move(batch), times));
+}
+
+void ControlPlane::recycle(std::vector<Request> batch) {
+  // A few suffice (dispatches and completions alternate), and only small ones: a running
+  // batch in a reused vector keeps its capacity, and recycling any cost 12 MB of peak memory
+  // in the INFless §5.3 run (~10,500 instances).
+  if (spare_batches_.size() < kSpareBatches && batch.capacity() > 0 &&
+      batch.capacity() <= kSpareCapacity) {
+    batch.clear();
+    spare_batches_.push_back(std::move(batch));
+  }
 }
 
 Inst& ControlPlane::running(InstanceId id, std::uint64_t serial) {
@@ -392,20 +403,16 @@ void ControlPlane::batch_finished(FinishedBatch b) {
       throw std::logic_error("batch completion for an unknown instance");
     }
   }
-  for (const Request& q : b.requests) {
+  // b.held is read here only: became_idle() below may give the instance its next batch.
+  const std::span<const Request> served = b.requests();
+  for (const Request& q : served) {
     ++completed_;
     context_.record(served_record(q, b.times));
   }
-  running_requests_ -= b.requests.size();
-  const std::size_t requests = b.requests.size();
+  running_requests_ -= served.size();
+  const std::size_t requests = served.size();
   // The batch's storage serves a later dispatch (its requests are trivially destructible).
-  // A few suffice (dispatches and completions alternate), and only small ones: a running
-  // batch in a reused vector keeps its capacity, and recycling any cost 12 MB of peak memory
-  // in the INFless §5.3 run (~10,500 instances).
-  if (spare_batches_.size() < kSpareBatches && b.requests.capacity() <= kSpareCapacity) {
-    b.requests.clear();
-    spare_batches_.push_back(std::move(b.requests));
-  }
+  recycle(std::move(b.storage));
   // A pipeline's batch: its head was freed when its first part passed the batch on.
   if (!b.unit) return;
   const Time now = sim_.now();
