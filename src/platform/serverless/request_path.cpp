@@ -360,8 +360,8 @@ void ControlPlane::run_batch(Inst& inst, std::vector<Request> batch) {
     pipelines_->run(inst, std::move(batch), times);  // a pipelined partitioned replica's head
     return;
   }
-  if (inst.loc.gpu >= 0) {
-    auto& g = *fleet_->host(inst.loc.host).gpus[static_cast<std::size_t>(inst.loc.gpu)];
+  if (inst.gpu != nullptr) {
+    auto& g = *inst.gpu;
     g.batch_started(now);
     if (inst.activation_gb > 0) {
       // pump() offered only instances whose activations fit, so hold() cannot fail here.
@@ -418,7 +418,7 @@ void ControlPlane::batch_finished(FinishedBatch b) {
   const Time now = sim_.now();
   stats_.batch_finished(*inst, *b.unit, requests);
   cluster::Host& host = fleet_->host(inst->loc.host);
-  if (inst->loc.gpu >= 0) host.gpus[static_cast<std::size_t>(inst->loc.gpu)]->batch_finished(now);
+  if (inst->gpu != nullptr) inst->gpu->batch_finished(now);
   const bool released = inst->holds_activations;
   release_activations(*inst);
   ++inst->batches;
