@@ -392,6 +392,10 @@ Inst& ControlPlane::running(InstanceId id, std::uint64_t serial) {
   if (inst == nullptr || inst->batch_serial != serial) {
     throw std::logic_error("batch completion for an unknown instance");
   }
+  // batch_finished reads these after the batch's records: their misses overlap that work
+  // instead of following it (the instance's lines have just arrived).
+  if (inst->gpu != nullptr) inst->gpu->prefetch_batch_counters();
+  __builtin_prefetch(&fleet_->host(inst->loc.host).available);
   return *inst;
 }
 
