@@ -4,6 +4,11 @@
 
 namespace sim::gpu {
 
+// ExecutionUnit::prefetch() covers the whole unit, whatever its alignment: it requests the
+// lines of the bytes at 0, 64, ... kPrefetchBytes - 64, which hold every byte up to that last
+// one at least.
+static_assert(sizeof(ExclusiveUnit) + 63 <= ExecutionUnit::kPrefetchBytes);
+
 ExclusiveUnit::ExclusiveUnit(Simulation& sim, std::string name,
                              std::unique_ptr<SoloLatency> latency)
     : ExecutionUnit(sim, std::move(name)), latency_(std::move(latency)) {

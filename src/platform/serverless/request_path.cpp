@@ -306,6 +306,10 @@ void ControlPlane::pump(Queue& q) {
       ++counts_.rejected["dispatch"];
       return;
     }
+    // What the batch's start touches after the bookkeeping below (run_batch, the unit's
+    // submit), requested now that the instance's lines are here.
+    if (inst->unit != nullptr) inst->unit->prefetch();
+    if (inst->gpu != nullptr) inst->gpu->prefetch_batch_counters();
     // Validate the batch: indices in range, no repeats, at most the instance's batch size.
     // Member scratch (no call in between can re-enter pump): a dispatch allocates nothing.
     auto& taken = pump_taken_;
