@@ -34,6 +34,13 @@ struct BatchJob {
   /// §6.2); 1 = default MPS, where co-runners decide their SM share.
   double sm_cap = 1.0;
   std::function<void(const JobResult&)> on_complete;
+  /// A hint, no effect on behaviour: `hint_bytes` from `hint` that on_complete will read (the
+  /// platform's instance). A unit that supports it (ExclusiveUnit) requests them when the
+  /// completion's event starts, so that their misses overlap the unit's own instead of
+  /// following them (the callback is found in the unit's state). May dangle: a prefetch
+  /// never faults.
+  const void* hint = nullptr;
+  std::uint32_t hint_bytes = 0;
 };
 
 class ExecutionUnit {

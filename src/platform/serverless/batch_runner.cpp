@@ -11,6 +11,8 @@ std::vector<Request> UnitRunner::run(Inst& inst, std::vector<Request> batch, Bat
   job.model = inst.fn->model;
   job.batch = static_cast<int>(batch.size());
   job.sm_cap = inst.config.gpu_share;
+  job.hint = &inst;  // the completion reads the instance's batch state first
+  job.hint_bytes = batch_state_bytes(inst);
   std::vector<Request> left;
   if (batch.size() <= Inst::kHeld) {
     // In the instance, whose lines the completion fetches together (prefetch_batch_state),

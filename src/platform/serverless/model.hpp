@@ -281,6 +281,12 @@ inline void prefetch_batch_state(const Inst& inst) {
   for (; p < end; p += 64)
     __builtin_prefetch(p);
 }
+/// The bytes prefetch_batch_state() fetches, from the instance's start (computed from the
+/// object, not with offsetof: Inst is not standard-layout).
+inline std::uint32_t batch_state_bytes(const Inst& inst) {
+  const auto* end = reinterpret_cast<const char*>(&inst.replica) + sizeof(inst.replica);
+  return static_cast<std::uint32_t>(end - reinterpret_cast<const char*>(&inst));
+}
 
 using Instances = std::map<InstanceId, std::unique_ptr<Inst>>;
 
