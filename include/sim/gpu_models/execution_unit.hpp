@@ -6,6 +6,7 @@
 /// given and calls the job's callback at the finish time (after the unit's own state has been
 /// updated, so the callback may submit again). Queries are free of side effects.
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -33,6 +34,13 @@ struct BatchJob {
   /// §6.2); 1 = default MPS, where co-runners decide their SM share.
   double sm_cap = 1.0;
   std::function<void(const JobResult&)> on_complete;
+  /// A hint, no effect on behaviour: `hint_bytes` from `hint` that on_complete will read (the
+  /// platform's instance). A unit that supports it (ExclusiveUnit) requests them when the
+  /// completion's event starts, so that their misses overlap the unit's own instead of
+  /// following them (the callback is found in the unit's state). May dangle: a prefetch
+  /// never faults.
+  const void* hint = nullptr;
+  std::uint32_t hint_bytes = 0;
 };
 
 class ExecutionUnit {
@@ -61,6 +69,18 @@ class ExecutionUnit {
   [[nodiscard]] bool idle() const { return running() == 0 && queued() == 0; }
   [[nodiscard]] const std::string& name() const { return name_; }
   [[nodiscard]] std::uint64_t completed() const { return completed_; }
+
+  /// Bytes from a unit's start that prefetch() fetches: all of an ExclusiveUnit (the unit of
+  /// each INFless and CPU instance; exclusive_unit.cpp checks it fits).
+  static constexpr std::size_t kPrefetchBytes = 384;
+  /// A hint, no effect on behaviour: starts fetching the unit's state, for a caller that
+  /// submits to it after other work (the platform, once it has found the instance a batch
+  /// goes to), so that the unit's misses overlap that work instead of following it.
+  void prefetch() const noexcept {
+    const auto* p = reinterpret_cast<const char*>(this);
+    for (std::size_t k = 0; k < kPrefetchBytes; k += 64)
+      __builtin_prefetch(p + k);
+  }
 
   /// A disabled unit rejects submissions (used while its MIG slice is being reconfigured).
   void set_enabled(bool enabled) { enabled_ = enabled; }

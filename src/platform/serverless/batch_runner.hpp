@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "model.hpp"
@@ -19,11 +20,18 @@ namespace sim::platform::serverless {
 struct FinishedBatch {
   InstanceId instance = 0;   ///< the instance (a replica's head) it was dispatched to
   std::uint64_t serial = 0;  ///< Inst::batch_serial at its dispatch
-  std::vector<Request> requests;
-  BatchTimes times;  ///< complete: start and finish set by the runner
+  /// Requests the runner held in the instance (Inst::held_requests), valid until
+  /// batch_finished lets the instance take another batch; empty: they are in `storage`.
+  std::span<const Request> held;
+  std::vector<Request> storage;  ///< the requests otherwise; kept for later dispatches
+  BatchTimes times;              ///< complete: start and finish set by the runner
   /// The execution unit's result (UnitRunner): the instance is free again. A pipeline's batch
   /// has none: its head was freed when part 0 passed the batch on (BatchEvents::head_admits).
   std::optional<gpu::JobResult> unit;
+
+  [[nodiscard]] std::span<const Request> requests() const {
+    return held.empty() ? std::span<const Request>(storage) : held;
+  }
 };
 
 /// What runners report upward (the control plane implements it; runners never call it
@@ -46,16 +54,18 @@ class BatchRunner {
  public:
   virtual ~BatchRunner() = default;
   /// Runs `batch`, dispatched now to `inst` (inst.batch_serial set); `times`: when and where,
-  /// all but start and finish, which the runner fills in when the batch has left it.
-  virtual void run(Inst& inst, std::vector<Request> batch, BatchTimes times) = 0;
+  /// all but start and finish, which the runner fills in when the batch has left it. Returns
+  /// `batch`'s storage if the runner did not keep it (for a later dispatch to reuse).
+  virtual std::vector<Request> run(Inst& inst, std::vector<Request> batch, BatchTimes times) = 0;
 };
 
 /// Runs a batch on the instance's execution unit (Inst::unit) as one job; the unit's result
-/// gives the batch's start and finish.
+/// gives the batch's start and finish. A batch of up to Inst::kHeld requests is copied into
+/// the instance (its storage is returned), a larger one moves there.
 class UnitRunner final : public BatchRunner {
  public:
   explicit UnitRunner(BatchEvents& events) : events_(events) {}
-  void run(Inst& inst, std::vector<Request> batch, BatchTimes times) override;
+  std::vector<Request> run(Inst& inst, std::vector<Request> batch, BatchTimes times) override;
 
  private:
   BatchEvents& events_;

@@ -115,6 +115,8 @@ class ControlPlane final : private FleetEvents, private BatchEvents {
   /// Hands `batch` to the instance's runner: its execution unit, or a pipelined replica's
   /// pipeline.
   void run_batch(Inst& inst, std::vector<Request> batch);
+  /// Keeps a batch's emptied storage for a later dispatch (spare_batches_), if small.
+  void recycle(std::vector<Request> batch);
 
   /// After a start of apply() on `host`: makes the placement view's hosts current again,
   /// refilling only `host` and those marked in placement_stale_ (control_plane.cpp).

@@ -60,6 +60,7 @@ bool ControlPlane::start_instance(Fn& fn, const policy::InstanceConfig& config,
   inst->loc = *loc;
   inst->device = loc->gpu >= 0 ? fleet_->global_gpu(*loc) : -1;
   auto& host = fleet_->host(loc->host);
+  if (loc->gpu >= 0) inst->gpu = host.gpus[static_cast<std::size_t>(loc->gpu)].get();
   // The instance's host memory is reserved for its whole cold start; cached models make room.
   inst->boot.emplace();
   inst->boot->bytes = bytes;

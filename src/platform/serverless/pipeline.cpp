@@ -32,13 +32,13 @@ Pipelines::Pipelines(Simulation& sim, Hosts& hosts, net::FlowNetwork* flows, Bat
 
 Pipelines::~Pipelines() = default;
 
-void Pipelines::run(Inst& head, std::vector<Request> batch, BatchTimes times) {
+std::vector<Request> Pipelines::run(Inst& head, std::vector<Request> batch, BatchTimes times) {
   times.start = times.dispatch;  // part 0 takes it at once: the head was idle
   times.slice = -1;
   if (head.pipeline != 0) {
     // With a network: through the stations of its Pipeline (part 0 is empty).
     submit(head.pipeline, PipelineBatch{std::move(batch), times, head.batch_serial});
-    return;
+    return {};
   }
   // Flashpoint §4.2.1, eq. 4.3-4.4: a pipelined partitioned replica takes the next request
   // once its bottleneck stage passed this one on (max(E, N) later); this one leaves the
@@ -47,10 +47,11 @@ void Pipelines::run(Inst& head, std::vector<Request> batch, BatchTimes times) {
   sim_.schedule_in(ceil_seconds(head.pipeline_latency_s),
                    [this, hid, serial = head.batch_serial, b = std::move(batch), times]() mutable {
                      times.finish = sim_.now();
-                     events_.batch_finished({hid, serial, std::move(b), times, std::nullopt});
+                     events_.batch_finished({hid, serial, {}, std::move(b), times, std::nullopt});
                    });
   head.admit = sim_.schedule_in(ceil_seconds(head.pipeline_interval_s),
                                 [this, hid] { events_.head_admits(hid); });
+  return {};
 }
 
 std::uint64_t Pipelines::make(InstanceId head, const Fn& fn, const std::vector<int>& cut_after,
@@ -130,7 +131,7 @@ void Pipelines::advance(std::uint64_t serial, std::size_t s) {
     const InstanceId head = p.head;
     const bool admit_now = !p.pipelined;
     b.times.finish = sim_.now();
-    events_.batch_finished({head, b.serial, std::move(b.requests), b.times, std::nullopt});
+    events_.batch_finished({head, b.serial, {}, std::move(b.requests), b.times, std::nullopt});
     if (admit_now) {
       events_.head_admits(head);  // may submit the next batch or detach: p is not used after
       return;

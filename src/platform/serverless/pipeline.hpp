@@ -46,7 +46,7 @@ class Pipelines final : public BatchRunner {
   ~Pipelines() override;
 
   /// Runs `batch` through the head's Pipeline (inst.pipeline), or on fixed times without one.
-  void run(Inst& head, std::vector<Request> batch, BatchTimes times) override;
+  std::vector<Request> run(Inst& head, std::vector<Request> batch, BatchTimes times) override;
 
   /// A pipeline for the replica headed by `head` of `fn`, cut after the layers `cut_after`, its
   /// parts at `locs`; returns its serial (> 0). Not `pipelined`: `admit` only when a batch

@@ -306,6 +306,10 @@ void ControlPlane::pump(Queue& q) {
       ++counts_.rejected["dispatch"];
       return;
     }
+    // What the batch's start touches after the bookkeeping below (run_batch, the unit's
+    // submit), requested now that the instance's lines are here.
+    if (inst->unit != nullptr) inst->unit->prefetch();
+    if (inst->gpu != nullptr) inst->gpu->prefetch_batch_counters();
     // Validate the batch: indices in range, no repeats, at most the instance's batch size.
     // Member scratch (no call in between can re-enter pump): a dispatch allocates nothing.
     auto& taken = pump_taken_;
@@ -360,8 +364,8 @@ void ControlPlane::run_batch(Inst& inst, std::vector<Request> batch) {
     pipelines_->run(inst, std::move(batch), times);  // a pipelined partitioned replica's head
     return;
   }
-  if (inst.loc.gpu >= 0) {
-    auto& g = *fleet_->host(inst.loc.host).gpus[static_cast<std::size_t>(inst.loc.gpu)];
+  if (inst.gpu != nullptr) {
+    auto& g = *inst.gpu;
     g.batch_started(now);
     if (inst.activation_gb > 0) {
       // pump() offered only instances whose activations fit, so hold() cannot fail here.
@@ -372,7 +376,18 @@ void ControlPlane::run_batch(Inst& inst, std::vector<Request> batch) {
       accounting_.activations_changed(now, inst.activation_gb);
     }
   }
-  unit_runner_.run(inst, std::move(batch), times);
+  recycle(unit_runner_.run(inst, std::move(batch), times));
+}
+
+void ControlPlane::recycle(std::vector<Request> batch) {
+  // A few suffice (dispatches and completions alternate), and only small ones: a running
+  // batch in a reused vector keeps its capacity, and recycling any cost 12 MB of peak memory
+  // in the INFless §5.3 run (~10,500 instances).
+  if (spare_batches_.size() < kSpareBatches && batch.capacity() > 0 &&
+      batch.capacity() <= kSpareCapacity) {
+    batch.clear();
+    spare_batches_.push_back(std::move(batch));
+  }
 }
 
 Inst& ControlPlane::running(InstanceId id, std::uint64_t serial) {
@@ -381,6 +396,10 @@ Inst& ControlPlane::running(InstanceId id, std::uint64_t serial) {
   if (inst == nullptr || inst->batch_serial != serial) {
     throw std::logic_error("batch completion for an unknown instance");
   }
+  // batch_finished reads these after the batch's records: their misses overlap that work
+  // instead of following it (the instance's lines have just arrived).
+  if (inst->gpu != nullptr) inst->gpu->prefetch_batch_counters();
+  __builtin_prefetch(&fleet_->host(inst->loc.host).available);
   return *inst;
 }
 
@@ -392,26 +411,22 @@ void ControlPlane::batch_finished(FinishedBatch b) {
       throw std::logic_error("batch completion for an unknown instance");
     }
   }
-  for (const Request& q : b.requests) {
+  // b.held is read here only: became_idle() below may give the instance its next batch.
+  const std::span<const Request> served = b.requests();
+  for (const Request& q : served) {
     ++completed_;
     context_.record(served_record(q, b.times));
   }
-  running_requests_ -= b.requests.size();
-  const std::size_t requests = b.requests.size();
+  running_requests_ -= served.size();
+  const std::size_t requests = served.size();
   // The batch's storage serves a later dispatch (its requests are trivially destructible).
-  // A few suffice (dispatches and completions alternate), and only small ones: a running
-  // batch in a reused vector keeps its capacity, and recycling any cost 12 MB of peak memory
-  // in the INFless §5.3 run (~10,500 instances).
-  if (spare_batches_.size() < kSpareBatches && b.requests.capacity() <= kSpareCapacity) {
-    b.requests.clear();
-    spare_batches_.push_back(std::move(b.requests));
-  }
+  recycle(std::move(b.storage));
   // A pipeline's batch: its head was freed when its first part passed the batch on.
   if (!b.unit) return;
   const Time now = sim_.now();
   stats_.batch_finished(*inst, *b.unit, requests);
   cluster::Host& host = fleet_->host(inst->loc.host);
-  if (inst->loc.gpu >= 0) host.gpus[static_cast<std::size_t>(inst->loc.gpu)]->batch_finished(now);
+  if (inst->gpu != nullptr) inst->gpu->batch_finished(now);
   const bool released = inst->holds_activations;
   release_activations(*inst);
   ++inst->batches;

@@ -18,7 +18,8 @@ double rate_split_weight(double t, int max_batch) {
 
 class RateSplitIdleSet final : public IdleSet {
  public:
-  explicit RateSplitIdleSet(double latency_factor) : latency_factor_(latency_factor) {}
+  RateSplitIdleSet(double latency_factor, std::shared_ptr<DenseIdIndex> index)
+      : latency_factor_(latency_factor), set_(SmoothWrrSet::kRebaseEvery, std::move(index)) {}
   void insert(const InstanceView& i) override {
     const double w = rate_split_weight(i.batch_latency_s * latency_factor_, i.config.max_batch);
     // Beyond kMaxWeight (t_exec below ~1 ps) the cast is bounded and insert() rejects it.
@@ -96,7 +97,7 @@ std::optional<InstanceId> RateSplitDispatcher::choose(const DispatchView& view) 
 }
 
 std::unique_ptr<IdleSet> RateSplitDispatcher::idle_set() {
-  return std::make_unique<RateSplitIdleSet>(latency_factor_);
+  return std::make_unique<RateSplitIdleSet>(latency_factor_, idle_index_);
 }
 
 }  // namespace sim::policy::infless

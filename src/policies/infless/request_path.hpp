@@ -2,8 +2,10 @@
 /// INFless's built-in batching on the platform's request path: a batcher that fills a batch
 /// within the SLO budget and a dispatcher that splits batches by each instance's rate bound.
 
+#include <memory>
 #include <unordered_map>
 
+#include "dense_id_index.hpp"
 #include "sim/policy/batcher.hpp"
 #include "sim/policy/dispatcher.hpp"
 
@@ -39,6 +41,8 @@ class RateSplitDispatcher final : public Dispatcher {
 
  private:
   double latency_factor_;
+  /// The id index of every idle set this dispatcher made (each instance is in one).
+  std::shared_ptr<DenseIdIndex> idle_index_ = std::make_shared<DenseIdIndex>();
   /// An instance's smooth WRR credit, with its weight for the (t_exec, batch) it was computed
   /// from: choose() weighs every idle instance on every dispatch, and an instance's weight
   /// changes only if its latency or batch size does.

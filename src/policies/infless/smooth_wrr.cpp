@@ -9,27 +9,33 @@ namespace {
 constexpr std::int64_t kExact = std::int64_t{1} << 53;
 }  // namespace
 
+std::uint32_t SmoothWrrSet::entry_of(InstanceId id) const {
+  const std::uint32_t k = index_->find(id);
+  if (k == DenseIdIndex::kNone) return k;
+  if (k >= entries_.size() || !entries_[k].kept || entries_[k].id != id) {
+    throw std::logic_error("smooth weighted round robin: an id in two sets of one index");
+  }
+  return k;
+}
+
 void SmoothWrrSet::insert(InstanceId id, std::int64_t weight) {
   if (weight < 1 || weight > kMaxWeight) {
     throw std::invalid_argument("smooth weighted round robin: weight out of [1, 2^40]");
   }
-  std::uint32_t at = 0;
-  if (!free_.empty()) {
-    at = free_.back();
-  } else {
-    at = static_cast<std::uint32_t>(entries_.size());
-  }
-  const auto [slot, inserted] = index_.try_emplace(id, at);
-  if (inserted) {
+  std::uint32_t k = entry_of(id);
+  if (k == DenseIdIndex::kNone) {
+    k = free_.empty() ? static_cast<std::uint32_t>(entries_.size()) : free_.back();
+    index_->set(id, k);  // first: it rejects an id out of range before anything changes
     if (free_.empty()) {
       entries_.emplace_back();
     } else {
       free_.pop_back();
-      entries_[at] = Entry{};
+      entries_[k] = Entry{};
     }
-    entries_[at].id = id;
+    entries_[k].id = id;
+    entries_[k].kept = true;
+    ++kept_;
   }
-  const std::uint32_t k = *slot;
   if (entries_[k].member) leave(entries_[k]);
   Entry& e = entries_[k];
   e.value -= weight * round_;  // credit -> key
@@ -45,18 +51,19 @@ void SmoothWrrSet::insert(InstanceId id, std::int64_t weight) {
 }
 
 void SmoothWrrSet::erase(InstanceId id) {
-  if (const std::uint32_t* k = index_.find(id); k != nullptr && entries_[*k].member) {
-    leave(entries_[*k]);
+  if (const std::uint32_t k = entry_of(id); k != DenseIdIndex::kNone && entries_[k].member) {
+    leave(entries_[k]);
   }
 }
 
 void SmoothWrrSet::forget(InstanceId id) {
-  const std::uint32_t* k = index_.find(id);
-  if (k == nullptr) return;
-  const std::uint32_t at = *k;
+  const std::uint32_t at = entry_of(id);
+  if (at == DenseIdIndex::kNone) return;
   if (entries_[at].member) leave(entries_[at]);
-  index_.erase(id);
+  entries_[at].kept = false;
+  index_->clear(id);
   free_.push_back(at);
+  --kept_;
 }
 
 std::uint32_t SmoothWrrSet::class_of(std::int64_t weight) {
@@ -148,14 +155,14 @@ std::optional<InstanceId> SmoothWrrSet::choose() {
 }
 
 bool SmoothWrrSet::contains(InstanceId id) const {
-  const std::uint32_t* k = index_.find(id);
-  return k != nullptr && entries_[*k].member;
+  const std::uint32_t k = entry_of(id);
+  return k != DenseIdIndex::kNone && entries_[k].member;
 }
 
 std::int64_t SmoothWrrSet::credit(InstanceId id) const {
-  const std::uint32_t* k = index_.find(id);
-  if (k == nullptr) return 0;
-  const Entry& e = entries_[*k];
+  const std::uint32_t k = entry_of(id);
+  if (k == DenseIdIndex::kNone) return 0;
+  const Entry& e = entries_[k];
   return e.member ? e.value + e.weight * round_ : e.value;
 }
 

@@ -4,10 +4,11 @@
 /// equals, is chosen and pays the members' total weight), without touching every member.
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <vector>
 
-#include "flat_id_map.hpp"
+#include "dense_id_index.hpp"
 
 #include "sim/policy/platform_view.hpp"
 
@@ -28,12 +29,20 @@ class SmoothWrrSet {
   /// the range where doubles, and so the direct form, are exact.
   static constexpr std::int64_t kMaxWeight = std::int64_t{1} << 40;
 
+  /// Choices between rebasings of the keys by default.
+  static constexpr std::int64_t kRebaseEvery = std::int64_t{1} << 22;
+
   /// `rebase_every`: choices between rebasings of the keys, which keep weight * round in
-  /// range (a test makes it small to exercise them).
-  explicit SmoothWrrSet(std::int64_t rebase_every = std::int64_t{1} << 22)
-      : rebase_every_(rebase_every) {}
+  /// range (a test makes it small to exercise them). `index`: the id index, shared with the
+  /// other sets of one dispatcher (null: a set of its own); an id may be inserted in one set
+  /// of an index only (std::logic_error otherwise).
+  explicit SmoothWrrSet(std::int64_t rebase_every = kRebaseEvery,
+                        std::shared_ptr<DenseIdIndex> index = nullptr)
+      : index_(index ? std::move(index) : std::make_shared<DenseIdIndex>()),
+        rebase_every_(rebase_every) {}
 
   /// Makes `id` a member with `weight` (>= 1, <= kMaxWeight); a member's weight is replaced.
+  /// Ids index a flat array (DenseIdIndex): they must be dense, as the platform's are.
   void insert(InstanceId id, std::int64_t weight);
   /// Ends `id`'s membership (no effect on a non-member); its credit is kept.
   void erase(InstanceId id);
@@ -49,13 +58,13 @@ class SmoothWrrSet {
   [[nodiscard]] bool contains(InstanceId id) const;
   [[nodiscard]] std::size_t size() const { return members_; }
   /// Ids whose credit is kept: the members and those erased but not forgotten.
-  [[nodiscard]] std::size_t kept() const { return index_.size(); }
+  [[nodiscard]] std::size_t kept() const { return kept_; }
   /// The credit of `id` (0 if never inserted).
   [[nodiscard]] std::int64_t credit(InstanceId id) const;
 
  private:
   /// An id whose credit is kept. Entries live in one vector (freed ones reused), found by id
-  /// through a flat hash (FlatIdMap) and by index from the classes' heaps.
+  /// through the shared index and by index from the classes' heaps.
   struct Entry {
     std::int64_t value = 0;  ///< member: key (credit - weight * round_); else the credit
     std::int64_t weight = 0;
@@ -63,6 +72,7 @@ class SmoothWrrSet {
     std::uint32_t cls = 0;  ///< member: its class
     std::uint32_t pos = 0;  ///< member: its place in the class's heap
     bool member = false;
+    bool kept = false;  ///< false: on free_
   };
   /// The members of one weight: a binary heap of entry indices, the richest (largest key,
   /// then lowest id) on top. Within a class, keys order the credits. An empty class keeps its
@@ -79,12 +89,16 @@ class SmoothWrrSet {
   void sift_up(Class& c, std::size_t at);
   void sift_down(Class& c, std::size_t at);
   std::uint32_t class_of(std::int64_t weight);
+  /// `id`'s entry, or DenseIdIndex::kNone; throws std::logic_error if the shared index
+  /// gives `id` an entry of another set.
+  [[nodiscard]] std::uint32_t entry_of(InstanceId id) const;
   void leave(Entry& e);
   void rebase();
 
   std::vector<Entry> entries_;
-  std::vector<std::uint32_t> free_;  ///< entries no id uses
-  FlatIdMap index_;                  ///< id -> entry
+  std::vector<std::uint32_t> free_;      ///< entries no id uses
+  std::shared_ptr<DenseIdIndex> index_;  ///< id -> entry (this set's ids)
+  std::size_t kept_ = 0;                 ///< entries not on free_
   std::vector<Class> classes_;
   std::int64_t round_ = 0;
   std::int64_t total_ = 0;  ///< the members' total weight

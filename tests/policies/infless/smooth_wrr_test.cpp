@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <map>
+#include <memory>
 #include <stdexcept>
 #include <vector>
 
@@ -205,6 +206,59 @@ TEST(SmoothWrrSet, ForgetDropsTheCredit) {
   EXPECT_EQ(s.kept(), 2U);  // erased, not forgotten: b may come back
   s.forget(2);
   EXPECT_EQ(s.kept(), 1U);
+}
+
+// Two sets sharing one id index (as a dispatcher's idle sets do), with ids interleaved
+// between them (odd ids in one, even in the other): each makes the direct form's choices
+// over its own ids, as a set with an index of its own does.
+TEST(SmoothWrrSet, SetsSharingAnIndexKeepTheirOwnChoices) {
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    RandomStream rng(seed);
+    auto index = std::make_shared<DenseIdIndex>();
+    SmoothWrrSet sets[2] = {SmoothWrrSet(SmoothWrrSet::kRebaseEvery, index),
+                            SmoothWrrSet(SmoothWrrSet::kRebaseEvery, index)};
+    DirectWrr direct[2];
+    for (int op = 0; op < 4000; ++op) {
+      const auto id = static_cast<InstanceId>(rng.uniform_int(1, 30));
+      const auto s = static_cast<std::size_t>(id % 2);
+      const double u = rng.uniform01();
+      if (u < 0.3) {
+        const auto w = static_cast<std::int64_t>(rng.uniform_int(1, 3) * 4);
+        sets[s].insert(id, w);
+        direct[s].insert(id, static_cast<double>(w));
+      } else if (u < 0.5) {
+        sets[s].erase(id);
+        direct[s].erase(id);
+      } else {
+        const auto c = static_cast<std::size_t>(rng.uniform_int(0, 1));
+        ASSERT_EQ(sets[c].choose(), direct[c].choose()) << "seed " << seed << " op " << op;
+      }
+    }
+    for (InstanceId id = 1; id <= 30; ++id) {
+      const auto s = static_cast<std::size_t>(id % 2);
+      EXPECT_EQ(static_cast<double>(sets[s].credit(id)), direct[s].credit(id)) << id;
+    }
+  }
+}
+
+// An id is in one set of an index: another set of the index rejects it (any call naming it)
+// until the first forgets it.
+TEST(SmoothWrrSet, AnIdInTwoSetsOfOneIndexIsRejected) {
+  auto index = std::make_shared<DenseIdIndex>();
+  SmoothWrrSet a(SmoothWrrSet::kRebaseEvery, index);
+  SmoothWrrSet b(SmoothWrrSet::kRebaseEvery, index);
+  a.insert(4, 3);
+  b.insert(5, 3);
+  EXPECT_THROW(b.insert(4, 3), std::logic_error);
+  EXPECT_THROW(b.erase(4), std::logic_error);
+  a.erase(4);  // erased, its credit kept: still a's
+  EXPECT_THROW(b.insert(4, 3), std::logic_error);
+  a.forget(4);
+  b.insert(4, 2);
+  EXPECT_TRUE(b.contains(4));
+  EXPECT_THROW((void)a.contains(4), std::logic_error);
+  EXPECT_EQ(a.kept(), 0U);
+  EXPECT_EQ(b.kept(), 2U);
 }
 
 InstanceView view(InstanceId id, double latency_s, int batch) {
