@@ -65,9 +65,8 @@ Queue& ControlPlane::node_queue(Queue& cluster, int host) {
   return *slot;
 }
 
-Queue& ControlPlane::route(Queue& cluster, int exclude_host) {
-  if (config_.dispatch_scope == DispatchScope::kCluster) return cluster;
-  if (config_.dispatch_scope == DispatchScope::kInstance) return route_instance(cluster);
+void ControlPlane::gateway_counts(const Queue& cluster, int exclude_host,
+                                  std::vector<GatewayCount>& hosts) {
   // Hosts with a routable instance of the group, with the execution units hosting those
   // instances and their running batches (by host, ascending). A node's capacity for the group
   // is its distinct execution units, not its instances: containers co-located on one
@@ -76,9 +75,8 @@ Queue& ControlPlane::route(Queue& cluster, int exclude_host) {
   // adds no capacity. A unit is a (gpu, slice) pair (slice < 0: the whole GPU); an instance that
   // owns its unit (a CPU instance with its own cores, an INFless operator-profile instance with
   // its own SM share, a cGPU time window) is a unit of its own. Each unit counts 1, whatever its
-  // size: see the least-loaded branch below. One entry per instance, sorted and merged, in a
-  // reused vector rather than a std::map built per arrival: this runs on every arrival.
-  std::vector<RouteCount>& hosts = route_counts_;
+  // size: see the least-loaded branch of route(). One entry per instance, sorted and merged, in
+  // a reused vector rather than a std::map built per call.
   hosts.clear();
   for (const Fn* f : cluster.members) {
     for (const InstanceId id : f->instances) {
@@ -88,13 +86,13 @@ Queue& ControlPlane::route(Queue& cluster, int exclude_host) {
                        i->life.state() == InstanceState::kBusy ? 1 : 0});
     }
   }
-  std::sort(hosts.begin(), hosts.end(), [](const RouteCount& a, const RouteCount& b) {
+  std::sort(hosts.begin(), hosts.end(), [](const GatewayCount& a, const GatewayCount& b) {
     return std::tie(a.host, a.gpu, a.slice, a.own) < std::tie(b.host, b.gpu, b.slice, b.own);
   });
   std::size_t merged = 0;
-  RouteCount prev{};  // the previous entry, as sorted (equal units are adjacent)
+  GatewayCount prev{};  // the previous entry, as sorted (equal units are adjacent)
   for (std::size_t k = 0; k < hosts.size(); ++k) {
-    const RouteCount c = hosts[k];
+    const GatewayCount c = hosts[k];
     if (merged > 0 && hosts[merged - 1].host == c.host) {
       const bool same_unit = prev.gpu == c.gpu && prev.slice == c.slice && prev.own == c.own;
       hosts[merged - 1].n += same_unit ? 0 : 1;
@@ -105,6 +103,40 @@ Queue& ControlPlane::route(Queue& cluster, int exclude_host) {
     prev = c;
   }
   hosts.resize(merged);
+}
+
+const std::vector<GatewayCount>& ControlPlane::cached_gateway_counts(Queue& cluster) {
+  // The counts depend on the members' instances (their set, states, hosts, units and parts)
+  // and on the hosts' availability. A state change moves its function's StateCounts; the rest
+  // moves route_epoch_ (routes_changed). Both unmoved: the counts merged last are still exact.
+  std::uint64_t changes = 0;
+  for (const Fn* f : cluster.members)
+    changes += f->states.changes();
+  Queue::Gateway& g = cluster.gateway;
+  if (g.epoch != route_epoch_ || g.changes != changes) {
+    gateway_counts(cluster, -1, g.hosts);
+    g.epoch = route_epoch_;
+    g.changes = changes;
+  }
+#ifndef NDEBUG
+  gateway_counts(cluster, -1, route_counts_);
+  const auto same = [](const GatewayCount& a, const GatewayCount& b) {
+    return a.host == b.host && a.n == b.n && a.busy == b.busy;
+  };
+  if (!std::equal(g.hosts.begin(), g.hosts.end(), route_counts_.begin(), route_counts_.end(),
+                  same)) {
+    throw std::logic_error("serverless platform: the gateway's cached counts are stale");
+  }
+#endif
+  return g.hosts;
+}
+
+Queue& ControlPlane::route(Queue& cluster, int exclude_host) {
+  if (config_.dispatch_scope == DispatchScope::kCluster) return cluster;
+  if (config_.dispatch_scope == DispatchScope::kInstance) return route_instance(cluster);
+  if (exclude_host >= 0) gateway_counts(cluster, exclude_host, route_counts_);
+  const std::vector<GatewayCount>& hosts =
+      exclude_host >= 0 ? route_counts_ : cached_gateway_counts(cluster);
   // No node hosts the function yet: the request waits in the cluster queue, which the first
   // instances to become idle drain before their node's queue.
   if (hosts.empty()) return cluster;
@@ -120,7 +152,7 @@ Queue& ControlPlane::route(Queue& cluster, int exclude_host) {
     // counts execution units") gives that reading's effect on the Protean scorecard.
     double best = 0.0;
     bool first = true;
-    for (const RouteCount& c : hosts) {
+    for (const GatewayCount& c : hosts) {
       const int h = c.host;
       const auto q = cluster.nodes.find(h);
       const double queued =
