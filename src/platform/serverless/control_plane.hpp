@@ -100,7 +100,7 @@ class ControlPlane final : private FleetEvents, private BatchEvents {
   /// (-1: none), merged into `out` from the group's routable instances.
   void gateway_counts(const Queue& cluster, int exclude_host, std::vector<GatewayCount>& out);
   /// The same for exclude_host = -1, from cluster.gateway when still current.
-  const std::vector<GatewayCount>& cached_gateway_counts(Queue& cluster);
+  std::vector<GatewayCount>& cached_gateway_counts(Queue& cluster);
   Queue& node_queue(Queue& cluster, int host);
   [[nodiscard]] bool routable(const Inst& inst) const;
   // Per-instance dispatch (DispatchScope::kInstance, instance_routing.cpp).

@@ -30,6 +30,7 @@ using policy::InstanceId;
 using policy::InstanceState;
 
 struct Fn;
+struct Queue;
 
 /// A function's instances by state (index: InstanceState), kept by Lifecycle::transition, the
 /// one writer of instance state: the views read a function's counts per finished batch (the
@@ -65,6 +66,9 @@ struct GatewayCount {
   InstanceId own;  ///< the instance when it owns its unit (CPU, cGPU window...), else 0
   int n;
   int busy;
+  /// The group's queue at `host` once route() has found it (node queues are never freed):
+  /// spares the least-loaded choice a map lookup per node per arrival. Null: not looked up.
+  Queue* node = nullptr;
 };
 
 /// A queue with its batcher wake-up: one per function, or one per queue group

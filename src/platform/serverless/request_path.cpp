@@ -83,7 +83,7 @@ void ControlPlane::gateway_counts(const Queue& cluster, int exclude_host,
       const Inst* i = find(id);
       if (i == nullptr || !routable(*i) || i->loc.host == exclude_host) continue;
       hosts.push_back({i->loc.host, i->loc.gpu, i->loc.slice, i->own_unit ? i->id : 0, 1,
-                       i->life.state() == InstanceState::kBusy ? 1 : 0});
+                       i->life.state() == InstanceState::kBusy ? 1 : 0, nullptr});
     }
   }
   std::sort(hosts.begin(), hosts.end(), [](const GatewayCount& a, const GatewayCount& b) {
@@ -105,7 +105,7 @@ void ControlPlane::gateway_counts(const Queue& cluster, int exclude_host,
   hosts.resize(merged);
 }
 
-const std::vector<GatewayCount>& ControlPlane::cached_gateway_counts(Queue& cluster) {
+std::vector<GatewayCount>& ControlPlane::cached_gateway_counts(Queue& cluster) {
   // The counts depend on the members' instances (their set, states, hosts, units and parts)
   // and on the hosts' availability. A state change moves its function's StateCounts; the rest
   // moves route_epoch_ (routes_changed). Both unmoved: the counts merged last are still exact.
@@ -135,14 +135,14 @@ Queue& ControlPlane::route(Queue& cluster, int exclude_host) {
   if (config_.dispatch_scope == DispatchScope::kCluster) return cluster;
   if (config_.dispatch_scope == DispatchScope::kInstance) return route_instance(cluster);
   if (exclude_host >= 0) gateway_counts(cluster, exclude_host, route_counts_);
-  const std::vector<GatewayCount>& hosts =
+  std::vector<GatewayCount>& hosts =
       exclude_host >= 0 ? route_counts_ : cached_gateway_counts(cluster);
   // No node hosts the function yet: the request waits in the cluster queue, which the first
   // instances to become idle drain before their node's queue.
   if (hosts.empty()) return cluster;
-  int chosen = hosts.front().host;
+  std::size_t chosen = 0;  // index into hosts
   if (config_.gateway == GatewayRoute::kRoundRobin) {
-    chosen = hosts[cluster.next++ % hosts.size()].host;
+    chosen = cluster.next++ % hosts.size();
   } else {
     // Least loaded: (queued requests + running batches) per execution unit hosting a routable
     // instance (above); ties to the lower host. Every unit counts 1: the measure counts work
@@ -152,20 +152,24 @@ Queue& ControlPlane::route(Queue& cluster, int exclude_host) {
     // counts execution units") gives that reading's effect on the Protean scorecard.
     double best = 0.0;
     bool first = true;
-    for (const GatewayCount& c : hosts) {
-      const int h = c.host;
-      const auto q = cluster.nodes.find(h);
-      const double queued =
-          q == cluster.nodes.end() ? 0.0 : static_cast<double>(q->second->requests.size());
+    for (std::size_t k = 0; k < hosts.size(); ++k) {
+      GatewayCount& c = hosts[k];
+      if (c.node == nullptr) {
+        const auto q = cluster.nodes.find(c.host);
+        if (q != cluster.nodes.end()) c.node = q->second.get();
+      }
+      const double queued = c.node == nullptr ? 0.0 : static_cast<double>(c.node->requests.size());
       const double load = (queued + c.busy) / static_cast<double>(c.n);
       if (first || load < best) {
         best = load;
-        chosen = h;
+        chosen = k;
         first = false;
       }
     }
   }
-  return node_queue(cluster, chosen);
+  GatewayCount& c = hosts[chosen];
+  if (c.node == nullptr) c.node = &node_queue(cluster, c.host);
+  return *c.node;
 }
 
 void ControlPlane::schedule_reroute() {
