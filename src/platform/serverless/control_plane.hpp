@@ -94,7 +94,7 @@ class ControlPlane final : private FleetEvents, private BatchEvents {
   }
   /// The gateway's cached counts (Queue::gateway) are stale: see route_epoch_.
   void routes_changed() { ++route_epoch_; }
-  // Per-node dispatch (DispatchScope::kNode): the gateway and the node queues.
+  // Per-node dispatch (DispatchScope::kNode): the gateway (gateway.cpp) and the node queues.
   Queue& route(Queue& cluster, int exclude_host);
   /// The gateway's per-node counts for `cluster`, by host ascending, without `exclude_host`
   /// (-1: none), merged into `out` from the group's routable instances.
