@@ -122,6 +122,17 @@ double GpuDevice::held_gb(int slice) const {
   return held_gb_[index(slice)];
 }
 
+GpuDevice::PlaceFigures GpuDevice::place_figures(int slice) const {
+  const std::size_t i = index(slice);
+  const auto& a = activations_[i];
+  return {mig_ ? mig_->slice_profile(i).memory_gb : type_.memory_gb,
+          mig_ ? mig_->slice(i).enabled() : true,
+          reserved_gb_[i],
+          instances_[i],
+          held_gb_[i],
+          a.empty() ? 0.0 : *std::max_element(a.begin(), a.end())};
+}
+
 void GpuDevice::batch_started(Time now) {
   if (running_batches_++ == 0) busy_since_ = now;
 }

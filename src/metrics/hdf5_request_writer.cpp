@@ -1,5 +1,6 @@
 #include "sim/metrics/hdf5_request_writer.hpp"
 
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -7,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "hdf5_chunk_encoder.hpp"
 #include "hdf5_support.hpp"
 #include "sim/metrics/atomic_file.hpp"
 
@@ -84,6 +86,8 @@ struct Hdf5RequestWriter::Impl {
   Id requests_group;
   std::vector<Id> datasets;  // in h5::Columns::for_each order
   h5::Columns buffer;
+  /// With compression: makes the full chunks' filtered bytes (hdf5_chunk_encoder.hpp).
+  std::optional<h5::ChunkEncoder> encoder;
   std::uint64_t flushed = 0;
   bool closed = false;
 
@@ -108,12 +112,27 @@ struct Hdf5RequestWriter::Impl {
     const hsize_t start[1] = {flushed};
     const hsize_t count[1] = {n};
     const hsize_t new_size[1] = {flushed + n};
+    // A whole chunk (every flush but the last): its filtered bytes are made here and written
+    // as they are; the last, partial one goes through the library's filters.
+    const bool whole_chunk = encoder && n == chunk_rows && flushed % chunk_rows == 0;
     std::size_t column = 0;
     buffer.for_each([&](const char* name, auto& values) {
       using T = typename std::decay_t<decltype(values)>::value_type;
       const hid_t ds = datasets[column++].get();
       check(H5Dset_extent(ds, new_size), out_path(),
             fmt::format("cannot extend requests/{}", name));
+      if (whole_chunk) {
+        bool deflated = true;
+        const auto bytes = encoder->encode(
+            {reinterpret_cast<const std::uint8_t*>(values.data()), values.size() * sizeof(T)},
+            sizeof(T), deflated);
+        // Filter mask: bit k set = the pipeline's filter k (0 shuffle, 1 deflate) skipped.
+        const std::uint32_t mask = deflated ? 0U : 1U << 1;
+        check(H5Dwrite_chunk(ds, H5P_DEFAULT, mask, start, bytes.size(), bytes.data()), out_path(),
+              fmt::format("cannot write requests/{}", name));
+        values.clear();
+        return;
+      }
       const Id file_space(check(H5Dget_space(ds), out_path(), "H5Dget_space"), H5Sclose);
       check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr),
             out_path(), "H5Sselect_hyperslab");
@@ -163,6 +182,7 @@ Hdf5RequestWriter::Hdf5RequestWriter(std::filesystem::path path, NameTables name
     check(H5Pset_shuffle(dcpl.get()), p, "H5Pset_shuffle");
     check(H5Pset_deflate(dcpl.get(), static_cast<unsigned>(deflate_level)), p,
           "H5Pset_deflate (is zlib support missing from this HDF5?)");
+    m.encoder.emplace(deflate_level);
   }
   const hsize_t dims[1] = {0};
   const hsize_t max_dims[1] = {H5S_UNLIMITED};

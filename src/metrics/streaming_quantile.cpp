@@ -44,11 +44,25 @@ double StreamingQuantile::value_of(std::int32_t key) const {
   return 2.0 * std::exp(static_cast<double>(key) * log_gamma_) / (gamma_ + 1.0);
 }
 
-void StreamingQuantile::add(double x) {
+StreamingQuantile::Keyed StreamingQuantile::keyed(double x) const {
   if (!(x >= 0.0) || std::isinf(x)) {
     throw std::invalid_argument(
         fmt::format("StreamingQuantile::add: expected a finite value >= 0, got {}", x));
   }
+  return {x, x == 0.0 ? 0 : key_of(x), alpha_};
+}
+
+void StreamingQuantile::add(double x) {
+  add(keyed(x));
+}
+
+void StreamingQuantile::add(const Keyed& v) {
+  if (v.alpha != alpha_) {
+    throw std::invalid_argument(fmt::format(
+        "StreamingQuantile::add: a value keyed under alpha {} added to a sketch of alpha {}",
+        v.alpha, alpha_));
+  }
+  const double x = v.x;
   if (count_ == 0) {
     min_ = x;
     max_ = x;
@@ -61,7 +75,7 @@ void StreamingQuantile::add(double x) {
   if (x == 0.0) {
     ++zero_count_;
   } else {
-    add_to_key(key_of(x), 1);
+    add_to_key(v.key, 1);
   }
 }
 

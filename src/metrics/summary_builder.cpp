@@ -21,7 +21,7 @@ nlohmann::json mean_or_null(double sum, std::uint64_t n) {
 
 }  // namespace
 
-void SummaryBuilder::Group::add(const RequestRecord& r) {
+void SummaryBuilder::Group::add(const RequestRecord& r, const StreamingQuantile::Keyed& latency_s) {
   switch (r.outcome) {
     case Outcome::kOk:
       ++ok;
@@ -40,7 +40,7 @@ void SummaryBuilder::Group::add(const RequestRecord& r) {
     if (r.finished() && r.latency() <= r.slo) ++slo_met;
   }
   if (!r.finished()) return;
-  latency.add(secs(r.latency()));
+  latency.add(latency_s);
   queue_sum_s += secs(r.queue_wait);
   batching_sum_s += secs(r.batching_wait);
   cold_start_sum_s += secs(r.cold_start_wait);
@@ -129,11 +129,16 @@ void SummaryBuilder::add(const RequestRecord& r) {
     ++warmup_excluded_;
     return;
   }
-  all_.add(r);
-  (r.cls == RequestClass::kStrict ? strict_ : best_effort_).add(r);
+  // The latency's sketch key (a logarithm) taken once for the three groups' sketches, which
+  // share alpha_: a key per sketch was a third of the summary's time.
+  const StreamingQuantile::Keyed latency_s = r.finished()
+                                                 ? all_.latency.keyed(secs(r.latency()))
+                                                 : StreamingQuantile::Keyed{0.0, 0, alpha_};
+  all_.add(r, latency_s);
+  (r.cls == RequestClass::kStrict ? strict_ : best_effort_).add(r, latency_s);
   auto it = per_function_.find(r.function);
   if (it == per_function_.end()) it = per_function_.emplace(r.function, Group(alpha_)).first;
-  it->second.add(r);
+  it->second.add(r, latency_s);
 }
 
 nlohmann::json SummaryBuilder::build(const SummaryContext& ctx) const {

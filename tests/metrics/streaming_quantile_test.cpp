@@ -109,6 +109,26 @@ TEST(StreamingQuantile, MergeEqualsOneSketchOverAllValues) {
   }
 }
 
+// A value keyed by one sketch and added to another of the same alpha lands where add(x) puts
+// it; a key taken under another alpha is refused (it would name another bucket).
+TEST(StreamingQuantile, KeyedValueAddsLikeTheValue) {
+  StreamingQuantile by_value(0.01), keyed(0.01), keyer(0.01), other(0.02);
+  // gamma = 1.01 / 0.99: 1.0 is key 0 (ceil of 0), 1.5 key ceil(ln 1.5 / ln gamma) = 21.
+  EXPECT_EQ(keyer.keyed(1.0).key, 0);
+  EXPECT_EQ(keyer.keyed(1.5).key, 21);
+  EXPECT_EQ(keyer.keyed(0.0).key, 0);
+  for (const double x : {0.0, 0.003, 1.0, 1.5, 42.0, 1e6}) {
+    by_value.add(x);
+    keyed.add(keyer.keyed(x));
+  }
+  for (const double q : {0.0, 0.2, 0.5, 0.8, 1.0})
+    EXPECT_EQ(keyed.quantile(q), by_value.quantile(q)) << q;
+  EXPECT_EQ(keyed.count(), 6U);
+  EXPECT_EQ(keyed.sum(), by_value.sum());
+  EXPECT_THROW(other.add(keyer.keyed(1.5)), std::invalid_argument);
+  EXPECT_THROW((void)keyer.keyed(-1.0), std::invalid_argument);
+}
+
 TEST(StreamingQuantile, MergeRejectsDifferentAlpha) {
   StreamingQuantile a(0.005);
   StreamingQuantile b(0.01);

@@ -7,7 +7,9 @@
 ///   /                      attributes: format = "dcsim.requests", version = 1 (int32),
 ///                          records = number of rows (uint64, written on close)
 ///   /requests/<column>     1-D, extendible (unlimited), chunked (chunk_rows rows, default
-///                          65536), shuffle + deflate filtered; every column has the same length
+///                          65536), shuffle + deflate filtered (whole chunks deflated by dcsim with
+///                          zlib's Z_RLE strategy, hdf5_chunk_encoder.hpp; any inflate reads them);
+///                          every column has the same length
 ///       id u64, function u32, application u32, class u8 (0 strict, 1 best_effort),
 ///       arrival_ns dispatch_ns start_ns finish_ns queue_wait_ns batching_wait_ns
 ///       cold_start_wait_ns execution_ns (int64 nanoseconds), batch_size u32, device i32,

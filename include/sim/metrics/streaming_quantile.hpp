@@ -41,6 +41,19 @@ class StreamingQuantile {
 
   /// Adds one value x >= 0 (finite). Throws std::invalid_argument otherwise.
   void add(double x);
+  /// A value with its bucket key under one alpha: the logarithm add() takes first. Sketches of
+  /// one alpha give a value the same key, so a caller adding a value to several of them (the
+  /// summary: all requests, their class, their function) takes it once.
+  struct Keyed {
+    double x;
+    std::int32_t key;  ///< key_of(x); 0 for x == 0 (not bucketed)
+    double alpha;
+  };
+  /// x checked as add() checks it (std::invalid_argument), and its key.
+  [[nodiscard]] Keyed keyed(double x) const;
+  /// add(v.x), with the key already taken; v must come from a sketch of this alpha
+  /// (std::invalid_argument otherwise).
+  void add(const Keyed& v);
   /// Adds another sketch's values. Both must have the same alpha (std::invalid_argument).
   /// Without collapsing, the result equals a sketch fed both inputs (bucket by bucket; the sum
   /// may differ in the last bits because floating-point addition is not associative).

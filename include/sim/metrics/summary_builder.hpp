@@ -109,7 +109,9 @@ class SummaryBuilder {
     double cold_start_sum_s = 0.0;
     double execution_sum_s = 0.0;
     StreamingQuantile latency;  // seconds, completed requests only
-    void add(const RequestRecord& r);
+    /// `latency`: the record's latency in seconds keyed by a sketch of this group's alpha
+    /// (meaningful only for a finished record).
+    void add(const RequestRecord& r, const StreamingQuantile::Keyed& latency_s);
     [[nodiscard]] nlohmann::json to_json(double measured_s) const;
   };
 

@@ -88,9 +88,19 @@ class ControlPlane final : private FleetEvents, private BatchEvents {
   void check_idle_set(const Queue& q) const;
   /// Something no idle set follows changed (a host's availability, an instance's `held` or
   /// its latency): every set is rebuilt before its next dispatch.
-  void dispatchability_changed() { ++dispatchable_epoch_; }
-  // Per-node dispatch (DispatchScope::kNode): the gateway and the node queues.
+  void dispatchability_changed() {
+    ++dispatchable_epoch_;
+    routes_changed();  // a host's availability is also the gateway's
+  }
+  /// The gateway's cached counts (Queue::gateway) are stale: see route_epoch_.
+  void routes_changed() { ++route_epoch_; }
+  // Per-node dispatch (DispatchScope::kNode): the gateway (gateway.cpp) and the node queues.
   Queue& route(Queue& cluster, int exclude_host);
+  /// The gateway's per-node counts for `cluster`, by host ascending, without `exclude_host`
+  /// (-1: none), merged into `out` from the group's routable instances.
+  void gateway_counts(const Queue& cluster, int exclude_host, std::vector<GatewayCount>& out);
+  /// The same for exclude_host = -1, from cluster.gateway when still current.
+  std::vector<GatewayCount>& cached_gateway_counts(Queue& cluster);
   Queue& node_queue(Queue& cluster, int host);
   [[nodiscard]] bool routable(const Inst& inst) const;
   // Per-instance dispatch (DispatchScope::kInstance, instance_routing.cpp).
@@ -184,18 +194,13 @@ class ControlPlane final : private FleetEvents, private BatchEvents {
   std::vector<Queue*> node_queues_;     ///< every node (and instance) queue, in creation order
   EventHandle reroute_;                 ///< pending reroute_stranded()
   std::vector<Queue*> memory_waiting_;  ///< see pump_memory_waiting()
-  /// route()'s scratch (never nested): one entry per routable instance, keyed by its execution
-  /// unit (host, gpu, slice, and the instance itself when it owns its unit), then merged to
-  /// one per host with n = the distinct units and busy = the running batches there.
-  struct RouteCount {
-    int host;
-    int gpu;
-    int slice;
-    InstanceId own;  ///< the instance when it owns its unit (CPU, cGPU window...), else 0
-    int n;
-    int busy;
-  };
-  std::vector<RouteCount> route_counts_;
+  /// route()'s scratch when it excludes a host (rerouting; never nested): the counts without
+  /// that host are not cached.
+  std::vector<GatewayCount> route_counts_;
+  /// Moves when a routable instance may have changed in a way its function's StateCounts do
+  /// not show (an instance added or removed, a replica's part made whole, a host's
+  /// availability): every cached Queue::gateway is stale.
+  std::uint64_t route_epoch_ = 1;
   std::vector<std::unique_ptr<Inst>> graveyard_;  ///< terminated, freed at the next tick
   InstanceId next_instance_ = 1;
   std::uint64_t next_batch_ = 1;

@@ -91,6 +91,7 @@ bool ControlPlane::start_instance(Fn& fn, const policy::InstanceConfig& config,
   if (warm && part == nullptr) {
     // StartInstance::warm: ready at once with the model's bytes in its host's memory.
     fn.instances.insert(inst->id);
+    routes_changed();
     Inst& w = *inst;
     add_instance(std::move(inst));
     ++counts_.applied["start_warm"];
@@ -104,6 +105,7 @@ bool ControlPlane::start_instance(Fn& fn, const policy::InstanceConfig& config,
     return true;
   }
   fn.instances.insert(inst->id);
+  routes_changed();
   Inst& ref = *inst;
   add_instance(std::move(inst));
   ++counts_.applied["start"];
@@ -229,6 +231,7 @@ void ControlPlane::terminate(Inst& inst) {
   stats_.instance_ended(inst, now);
   inst.life.transition(InstanceEvent::kTerminate, now);
   inst.fn->instances.erase(inst.id);
+  routes_changed();
   schedule_reroute();
   by_id_[static_cast<std::size_t>(inst.id)] = nullptr;
   auto& here = on_host_[static_cast<std::size_t>(inst.loc.host)];

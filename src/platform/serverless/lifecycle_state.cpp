@@ -18,6 +18,7 @@ namespace {
 Lifecycle::Lifecycle(Time created, StateCounts& counts)
     : counts_(&counts), created_(created), state_since_(created) {
   ++counts_->n_[static_cast<std::size_t>(state_)];
+  ++counts_->changes_;
 }
 
 void Lifecycle::transition(InstanceEvent event, Time now) {
@@ -25,6 +26,7 @@ void Lifecycle::transition(InstanceEvent event, Time now) {
   transition_state(event, now);
   --counts_->n_[static_cast<std::size_t>(s)];
   ++counts_->n_[static_cast<std::size_t>(state_)];
+  ++counts_->changes_;
 }
 
 void Lifecycle::transition_state(InstanceEvent event, Time now) {

@@ -30,6 +30,7 @@ using policy::InstanceId;
 using policy::InstanceState;
 
 struct Fn;
+struct Queue;
 
 /// A function's instances by state (index: InstanceState), kept by Lifecycle::transition, the
 /// one writer of instance state: the views read a function's counts per finished batch (the
@@ -38,16 +39,36 @@ struct Fn;
 class StateCounts {
  public:
   [[nodiscard]] int operator[](InstanceState s) const { return n_[static_cast<std::size_t>(s)]; }
+  /// Transitions (and creations) so far: the gateway's cached counts (Queue::gateway) are
+  /// current while no member function's count moved.
+  [[nodiscard]] std::uint64_t changes() const { return changes_; }
 
  private:
   friend class Lifecycle;
   std::array<int, 5> n_{};  ///< kColdStarting .. kTerminated
+  std::uint64_t changes_ = 0;
 };
 
 struct Request {
   traces::Arrival arrival;
   std::uint64_t id = 0;
   Time timeout;
+};
+
+/// The gateway's count of one node for a queue group (ControlPlane::route): its execution
+/// units hosting a routable instance of the group, and their running batches. While merging,
+/// one entry per instance keyed by its unit (host, gpu, slice, and the instance itself when it
+/// owns its unit).
+struct GatewayCount {
+  int host;
+  int gpu;
+  int slice;
+  InstanceId own;  ///< the instance when it owns its unit (CPU, cGPU window...), else 0
+  int n;
+  int busy;
+  /// The group's queue at `host` once route() has found it (node queues are never freed):
+  /// spares the least-loaded choice a map lookup per node per arrival. Null: not looked up.
+  Queue* node = nullptr;
 };
 
 /// A queue with its batcher wake-up: one per function, or one per queue group
@@ -80,6 +101,15 @@ struct Queue {
   InstanceId instance = 0;
   std::map<InstanceId, std::unique_ptr<Queue>> replicas;  ///< cluster queue under kInstance
   std::size_t next = 0;                                   ///< the gateway's round-robin position
+  /// Cluster queue under kNode: the gateway's per-node counts as route() last merged them,
+  /// reused while `epoch` and `changes` still match (ControlPlane::gateway_counts). Rebuilding
+  /// them walked the group's instances on every arrival, a seventh of a Protean run, though
+  /// they change only when an instance's state, the instance set or a host does.
+  struct Gateway {
+    std::vector<GatewayCount> hosts;
+    std::uint64_t epoch = 0;    ///< ControlPlane::route_epoch_ when merged
+    std::uint64_t changes = 0;  ///< the members' StateCounts::changes() summed, then
+  } gateway;
 };
 
 /// Adds `id` to a queue's idle ids, keeping them ascending and distinct.

@@ -145,6 +145,7 @@ void ControlPlane::end_replica(Inst& inst) {
     if (h->replica) h->replica->members.clear();
   }
   inst.replica.reset();
+  routes_changed();  // its part() no longer keeps it from the gateway
   for (const InstanceId id : group) {
     Inst* g = find(id);
     if (g == nullptr || g == &inst) continue;

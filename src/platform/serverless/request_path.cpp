@@ -1,10 +1,9 @@
-// The request path: gateway (per-node routing under DispatchScope::kNode), queues, batcher,
-// dispatcher, a batch handed to its runner (batch_runner.hpp: the instance's execution unit,
+// The request path: queues, batcher, dispatcher (the gateway that picks a node queue is in
+// gateway.cpp), a batch handed to its runner (batch_runner.hpp: the instance's execution unit,
 // or a pipelined replica's Pipelines), and batch_finished, the one completion path of both.
 
 #include <algorithm>
 #include <stdexcept>
-#include <tuple>
 
 #include "control_plane.hpp"
 #include "records.hpp"
@@ -63,77 +62,6 @@ Queue& ControlPlane::node_queue(Queue& cluster, int host) {
     node_queues_.push_back(slot.get());
   }
   return *slot;
-}
-
-Queue& ControlPlane::route(Queue& cluster, int exclude_host) {
-  if (config_.dispatch_scope == DispatchScope::kCluster) return cluster;
-  if (config_.dispatch_scope == DispatchScope::kInstance) return route_instance(cluster);
-  // Hosts with a routable instance of the group, with the execution units hosting those
-  // instances and their running batches (by host, ascending). A node's capacity for the group
-  // is its distinct execution units, not its instances: containers co-located on one
-  // time-sliced or MPS-shared GPU (or MIG slice) share that unit's compute, so n co-running
-  // batches each run at about 1/n speed (gpu_models/sharing_model.cpp) and a second container
-  // adds no capacity. A unit is a (gpu, slice) pair (slice < 0: the whole GPU); an instance that
-  // owns its unit (a CPU instance with its own cores, an INFless operator-profile instance with
-  // its own SM share, a cGPU time window) is a unit of its own. Each unit counts 1, whatever its
-  // size: see the least-loaded branch below. One entry per instance, sorted and merged, in a
-  // reused vector rather than a std::map built per arrival: this runs on every arrival.
-  std::vector<RouteCount>& hosts = route_counts_;
-  hosts.clear();
-  for (const Fn* f : cluster.members) {
-    for (const InstanceId id : f->instances) {
-      const Inst* i = find(id);
-      if (i == nullptr || !routable(*i) || i->loc.host == exclude_host) continue;
-      hosts.push_back({i->loc.host, i->loc.gpu, i->loc.slice, i->own_unit ? i->id : 0, 1,
-                       i->life.state() == InstanceState::kBusy ? 1 : 0});
-    }
-  }
-  std::sort(hosts.begin(), hosts.end(), [](const RouteCount& a, const RouteCount& b) {
-    return std::tie(a.host, a.gpu, a.slice, a.own) < std::tie(b.host, b.gpu, b.slice, b.own);
-  });
-  std::size_t merged = 0;
-  RouteCount prev{};  // the previous entry, as sorted (equal units are adjacent)
-  for (std::size_t k = 0; k < hosts.size(); ++k) {
-    const RouteCount c = hosts[k];
-    if (merged > 0 && hosts[merged - 1].host == c.host) {
-      const bool same_unit = prev.gpu == c.gpu && prev.slice == c.slice && prev.own == c.own;
-      hosts[merged - 1].n += same_unit ? 0 : 1;
-      hosts[merged - 1].busy += c.busy;
-    } else {
-      hosts[merged++] = c;
-    }
-    prev = c;
-  }
-  hosts.resize(merged);
-  // No node hosts the function yet: the request waits in the cluster queue, which the first
-  // instances to become idle drain before their node's queue.
-  if (hosts.empty()) return cluster;
-  int chosen = hosts.front().host;
-  if (config_.gateway == GatewayRoute::kRoundRobin) {
-    chosen = hosts[cluster.next++ % hosts.size()].host;
-  } else {
-    // Least loaded: (queued requests + running batches) per execution unit hosting a routable
-    // instance (above); ties to the lower host. Every unit counts 1: the measure counts work
-    // items, not seconds, and a node whose units are slower (a smaller MIG slice) builds a
-    // longer queue and so receives fewer arrivals. Weighting a unit by its compute share would
-    // equalise expected waits instead; docs/reproduction/protean.md ("The least-loaded gateway
-    // counts execution units") gives that reading's effect on the Protean scorecard.
-    double best = 0.0;
-    bool first = true;
-    for (const RouteCount& c : hosts) {
-      const int h = c.host;
-      const auto q = cluster.nodes.find(h);
-      const double queued =
-          q == cluster.nodes.end() ? 0.0 : static_cast<double>(q->second->requests.size());
-      const double load = (queued + c.busy) / static_cast<double>(c.n);
-      if (first || load < best) {
-        best = load;
-        chosen = h;
-        first = false;
-      }
-    }
-  }
-  return node_queue(cluster, chosen);
 }
 
 void ControlPlane::schedule_reroute() {

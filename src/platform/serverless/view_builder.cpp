@@ -47,25 +47,32 @@ void fill_host_view(policy::HostView& hv, const cluster::Host& h) {
     gv.mig = g.mig();
     gv.memory_gb = g.type().memory_gb;
     gv.instances = g.instances();
-    gv.slices.clear();
-    gv.slices.reserve(g.places());
     if (g.mig()) {
       gv.reconfiguring = g.mig_gpu()->reconfiguring();
       gv.memory_free_gb = 0.0;
       gv.resident_gb = gv.activations_gb = gv.activation_room_gb = 0.0;
+      // Each slice's view rewritten in place (its profile name's storage reused).
+      gv.slices.resize(g.places());
       for (std::size_t s = 0; s < g.places(); ++s) {
-        const int si = static_cast<int>(s);
-        gv.slices.push_back({g.mig_gpu()->slice_profile(s).name, g.place_memory_gb(si),
-                             g.place_memory_gb(si) - g.reserved_gb(si), g.instances(si),
-                             g.place_enabled(si), g.reserved_gb(si) - g.held_gb(si), g.held_gb(si),
-                             g.activation_room_gb(si)});
+        const auto f = g.place_figures(static_cast<int>(s));
+        policy::SliceView& sv = gv.slices[s];
+        sv.profile = g.mig_gpu()->slice_profile(s).name;
+        sv.memory_gb = f.memory_gb;
+        sv.memory_free_gb = f.memory_gb - f.reserved_gb;
+        sv.instances = f.instances;
+        sv.enabled = f.enabled;
+        sv.resident_gb = f.reserved_gb - f.held_gb;
+        sv.activations_gb = f.held_gb;
+        sv.activation_room_gb = f.activation_room_gb;
       }
     } else {
+      gv.slices.clear();
+      const auto f = g.place_figures(-1);
       gv.reconfiguring = false;
-      gv.memory_free_gb = g.type().memory_gb - g.reserved_gb(-1);
-      gv.resident_gb = g.reserved_gb(-1) - g.held_gb(-1);
-      gv.activations_gb = g.held_gb(-1);
-      gv.activation_room_gb = g.activation_room_gb(-1);
+      gv.memory_free_gb = g.type().memory_gb - f.reserved_gb;
+      gv.resident_gb = f.reserved_gb - f.held_gb;
+      gv.activations_gb = f.held_gb;
+      gv.activation_room_gb = f.activation_room_gb;
     }
   }
 }
