@@ -57,12 +57,12 @@ def main():
             check(len(net) == 7, f"network rows: {net}")
             check(all(number(r[1]) > 0 and number(r[2]) > 0 for r in net), f"network: {net}")
             plat = rows(doc, "Goal 2: platform", "(INFless|Protean)[^|]*")
-            check(len(plat) == 6, f"platform rows (3 runs x dcsim, base): {plat}")
+            check(len(plat) == 8, f"platform rows (4 runs x dcsim, base): {plat}")
             for r in plat:
                 # requests > 0 and requests / CPU s consistent with the CPU median.
                 n, cpu, rate = number(r[1]), number(r[3]), number(r[4])
                 check(n > 0 and cpu > 0 and abs(rate - n / cpu) <= 0.1 * rate + 1, f"{r}")
-            check([r[2] for r in plat] == ["dcsim", "base"] * 3, f"binaries: {plat}")
+            check([r[2] for r in plat] == ["dcsim", "base"] * 4, f"binaries: {plat}")
             cuts = rows(doc, "Goal 2: platform", "(10|20|40)s")
             check([r[0] for r in cuts] == ["10s", "20s", "40s"], f"memory rows: {cuts}")
             check(all(number(r[1]) > 0 and number(r[4]) > 0 for r in cuts), f"memory: {cuts}")
