@@ -326,7 +326,10 @@ PolicyKind hierarchical() {
 PolicyKind warm_pool() {
   const char* doc =
       "Starts `instances` warm replicas of every GPU function at time zero (no cold start), so "
-      "that runs begin in a steady state.";
+      "that runs begin in a steady state: placed by the placement policy while room permits (a "
+      "function's starts end at its first that finds none), ready at once and not counted as "
+      "cold starts. Any family may select it (Protean Table 5's start-state sensitivity, "
+      "docs/reproduction/protean.md).";
   auto s = policy_schema(kPlanner, "warm-pool", doc);
   s->add("instances", ParamType::kInteger).def(1).at_least(0).at_most(100000).doc("per function");
   return {kPlanner, "warm-pool", doc, s,

@@ -2,7 +2,8 @@
 /// "warm-pool" planner: the evaluation's runs start from a steady state rather than an empty
 /// cluster (the thesis's Fig. 3.2 run has 19 replicas serving before its first burst): at time
 /// zero, `instances` warm replicas of every GPU function (StartInstance::warm), placed by the
-/// placement policy.
+/// placement policy. Not Flashpoint-specific: any family's scenario may select it as a start
+/// state (Protean Table 5: §4.1 assumes warm containers, docs/reproduction/protean.md).
 
 #include "sim/policy/planner.hpp"
 
