@@ -4,6 +4,8 @@
 #include <cmath>
 #include <numeric>
 
+#include "reconfiguration_planner.hpp"
+
 namespace sim::policy::protean {
 
 bool is_strict(const FunctionView& f) {
@@ -83,11 +85,11 @@ ContainerNeed container_need(const FunctionView& f, ContainerCount count, double
   return need;
 }
 
-std::vector<Place> cluster_places(const PlatformView& view, LoadScope scope,
-                                  const GpuSet& excluded) {
+std::vector<Place> cluster_places(const PlatformView& view, LoadScope scope, const GpuSet& excluded,
+                                  AdmissionMemory memory) {
   std::vector<Place> out;
   PlaceScratch scratch;
-  cluster_places(view, scope, excluded, out, scratch);
+  cluster_places(view, scope, excluded, out, scratch, memory);
   return out;
 }
 
@@ -127,7 +129,10 @@ void fill_place(Place& p, Location at, const std::string& profile, bool exclusiv
                 double memory_gb, double memory_free_gb, double load_free_gb, double resident_gb,
                 double activation_room_gb) {
   p.location = at;
-  p.profile = profile;
+  if (p.profile != profile || p.compute_slices == 0) {
+    p.profile = profile;
+    p.compute_slices = profile_compute_slices(profile);
+  }
   p.exclusive = exclusive;
   p.instances = instances;
   p.load = SliceLoad{};
@@ -155,7 +160,14 @@ std::size_t place_at(const PlaceScratch& s, const Location& l) {
 }
 
 void cluster_places(const PlatformView& view, LoadScope scope, const GpuSet& excluded,
-                    std::vector<Place>& out, PlaceScratch& scratch) {
+                    std::vector<Place>& out, PlaceScratch& scratch, AdmissionMemory memory) {
+  // kLive under kPlatform: the view's free memory as it is (see AdmissionMemory).
+  const bool charge_batches =
+      scope == LoadScope::kBusy || memory == AdmissionMemory::kBatchFootprint;
+  auto live_free = [&](double free_gb, double activations_gb, double memory_gb) {
+    if (scope == LoadScope::kBusy) return memory_gb;
+    return charge_batches ? free_gb + activations_gb : free_gb;
+  };
   static const std::string kWholeGpu;
   scratch.place.assign(lay_out_slots(view, scratch), PlaceScratch::kNone);
   std::size_t n = 0;
@@ -175,8 +187,7 @@ void cluster_places(const PlatformView& view, LoadScope scope, const GpuSet& exc
       const std::size_t first = scratch.slot_begin[scratch.gpu_begin[k] + g];
       if (!gv.mig) {
         fill_place(next(first), {h.index, gi, -1}, kWholeGpu, exclusive, gv.instances, gv.memory_gb,
-                   gv.memory_free_gb,
-                   scope == LoadScope::kLive ? gv.memory_free_gb + gv.activations_gb : gv.memory_gb,
+                   gv.memory_free_gb, live_free(gv.memory_free_gb, gv.activations_gb, gv.memory_gb),
                    gv.resident_gb, gv.activation_room_gb);
         continue;
       }
@@ -185,8 +196,8 @@ void cluster_places(const PlatformView& view, LoadScope scope, const GpuSet& exc
         if (!sv.enabled) continue;
         fill_place(next(first + s), {h.index, gi, static_cast<int>(s)}, sv.profile, exclusive,
                    sv.instances, sv.memory_gb, sv.memory_free_gb,
-                   scope == LoadScope::kLive ? sv.memory_free_gb + sv.activations_gb : sv.memory_gb,
-                   sv.resident_gb, sv.activation_room_gb);
+                   live_free(sv.memory_free_gb, sv.activations_gb, sv.memory_gb), sv.resident_gb,
+                   sv.activation_room_gb);
       }
     }
   }
@@ -201,20 +212,22 @@ void cluster_places(const PlatformView& view, LoadScope scope, const GpuSet& exc
     if (f == nullptr) continue;
     SliceLoad& load = out[p].load;
     (is_strict(*f) ? load.strict_fbr : load.best_effort_fbr) += f->fbr;
-    // Each container counts at its footprint: the resident part is already out of the view's
-    // free memory, the activations of its batch (running or to come) are taken here.
-    load.memory_free_gb -= scope == LoadScope::kBusy ? f->device_memory_gb : f->activation_gb;
+    // kBusy, and kLive under kBatchFootprint: each container counts at its footprint (kLive:
+    // the resident part is already out of the view's free memory, the activations of its
+    // batch, running or to come, are taken here).
+    if (charge_batches)
+      load.memory_free_gb -= scope == LoadScope::kBusy ? f->device_memory_gb : f->activation_gb;
   }
 }
 
 void tag_places(std::vector<Place>& places, const PlatformView& view, ContainerCount count,
-                double interval_s, ContainerScope scope) {
+                double interval_s, ContainerScope scope, SliceOrder by) {
   PlaceScratch scratch;
-  tag_places(places, view, count, interval_s, scope, scratch);
+  tag_places(places, view, count, interval_s, scope, scratch, by);
 }
 
 void tag_places(std::vector<Place>& places, const PlatformView& view, ContainerCount count,
-                double interval_s, ContainerScope scope, PlaceScratch& scratch) {
+                double interval_s, ContainerScope scope, PlaceScratch& scratch, SliceOrder by) {
   double be_mem = 0.0;
   double be_fbr = 0.0;
   worker_hosts(view, scratch.workers);
@@ -225,7 +238,7 @@ void tag_places(std::vector<Place>& places, const PlatformView& view, ContainerC
     be_fbr += n * f.fbr;
   }
   auto& order = scratch.order;
-  ascending_order(places, order);
+  ascending_order(places, order, by);
   scratch.rank.resize(order.size());
   for (std::size_t r = 0; r < order.size(); ++r)
     scratch.rank[order[r]] = r;
@@ -272,20 +285,28 @@ void tag_places(std::vector<Place>& places, const PlatformView& view, ContainerC
   }
 }
 
-std::vector<std::size_t> ascending_order(const std::vector<Place>& places) {
+std::vector<std::size_t> ascending_order(const std::vector<Place>& places, SliceOrder by) {
   std::vector<std::size_t> order;
-  ascending_order(places, order);
+  ascending_order(places, order, by);
   return order;
 }
 
-void ascending_order(const std::vector<Place>& places, std::vector<std::size_t>& order) {
+void ascending_order(const std::vector<Place>& places, std::vector<std::size_t>& order,
+                     SliceOrder by) {
   order.resize(places.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
-  // A stable sort by memory, without the temporary buffer std::stable_sort allocates.
+  // "Ascending order of resources" (§4.3): memory first, then (kMemoryThenCompute) the
+  // compute slices, then the index (places are in location order), without the temporary
+  // buffer std::stable_sort allocates.
+  const bool compute = by == SliceOrder::kMemoryThenCompute;
   std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
     const double ma = places[a].load.memory_gb;
     const double mb = places[b].load.memory_gb;
-    return ma < mb || (!(mb < ma) && a < b);
+    if (ma < mb) return true;
+    if (mb < ma) return false;
+    if (compute && places[a].compute_slices != places[b].compute_slices)
+      return places[a].compute_slices < places[b].compute_slices;
+    return a < b;
   });
 }
 

@@ -19,6 +19,9 @@ struct Place {
   std::string profile;  ///< MIG profile, empty for a whole GPU
   bool exclusive = false;
   int instances = 0;
+  /// compute slices (GPCs) of its MIG profile, kWholeGpuCompute for a whole GPU: the tie-break
+  /// of SliceOrder::kMemoryThenCompute
+  int compute_slices = 0;
   SliceLoad load;  ///< memory and co-runner FBRs (rdf and tags filled by the caller)
   /// The place's memory as the platform holds it (SliceView): free, held by its instances for
   /// their lifetime, and the activation room its placement keeps (policy::container_fits).
@@ -107,18 +110,39 @@ enum class LoadScope : std::uint8_t {
   kBusy   ///< only instances running a batch (dispatching a batch)
 };
 
+/// What Protean's estimate of a place's free memory (load.memory_free_gb under LoadScope::kLive,
+/// the memory Algorithm 1 admits a new container and first-fits best-effort work by) charges
+/// each live container.
+enum class AdmissionMemory : std::uint8_t {
+  /// what the platform holds: every live container its weights (resident_gb), the batches
+  /// running now their activations, i.e. the view's free memory. Algorithm 1 measures a slice
+  /// by what BE *requests* occupy ("what fraction of its memory will be occupied by BE
+  /// requests", BE_mem / slice.available_mem, §4.3), not by its idle containers, and the
+  /// platform runs weights-resident memory (§6.1.4: 39-42% memory use). A new container is
+  /// started for a batch ("one container spawned for each batch", §4.2), so it must hold its
+  /// whole footprint (weights + that batch's activations) beside the batches running now.
+  kPlatform,
+  /// every live container, idle or not, one batch in flight at its footprint
+  /// (device_memory_gb): the reading before session 12 ("one container ... for each batch",
+  /// §4.2, read as every container always holding a batch)
+  kBatchFootprint
+};
+
 /// Every place on an available host, in host, GPU, slice order, skipping disabled slices,
 /// reconfiguring GPUs and `excluded` GPUs. FBR sums by the functions' classes.
-/// load.memory_free_gb is Protean's estimate of the memory left for batches, counting every
-/// container as one batch in flight at its footprint (device_memory_gb: "one container ... for
-/// each batch", §4.2; slices hold BE *requests* by their memory, "~2 to 14 GB per batch", §4.3,
-/// §5, §6.1.1 Fig. 7): kLive, the place's memory minus the footprints of its live containers
-/// (the view's free memory, plus the activations running batches hold, minus the activations
-/// every live container's batch would take); kBusy, the place's memory minus the footprints of
-/// the running batches. Under batch-footprint both are what the platform holds. The platform's
-/// own figures are in Place::platform_free_gb, resident_gb and activation_room_gb.
+/// load.memory_free_gb is Protean's estimate of the memory left for batches (slices hold BE
+/// *requests* by their memory, "~2 to 14 GB per batch", §4.3, §5, §6.1.1 Fig. 7):
+/// kLive under AdmissionMemory::kPlatform, the view's free memory (weights of the live
+/// containers and activations of the running batches held); under kBatchFootprint, the
+/// place's memory minus the footprints of its live containers (the view's free memory, plus
+/// the activations running batches hold, minus the activations every live container's batch
+/// would take); kBusy (either), the place's memory minus the footprints of the running
+/// batches. Under the platform's batch-footprint memory both kLive readings are what the
+/// platform holds. The platform's own figures are in Place::platform_free_gb, resident_gb
+/// and activation_room_gb.
 std::vector<Place> cluster_places(const PlatformView& view, LoadScope scope,
-                                  const GpuSet& excluded = {});
+                                  const GpuSet& excluded = {},
+                                  AdmissionMemory memory = AdmissionMemory::kPlatform);
 
 /// Storage that cluster_places, tag_places and place_at reuse from call to call: the
 /// dispatcher builds the places for every batch, where a std::map of places and a map of GPUs
@@ -141,7 +165,8 @@ struct PlaceScratch {
 
 /// cluster_places(view, scope, excluded) into `out`, reusing `out`'s and `scratch`'s storage.
 void cluster_places(const PlatformView& view, LoadScope scope, const GpuSet& excluded,
-                    std::vector<Place>& out, PlaceScratch& scratch);
+                    std::vector<Place>& out, PlaceScratch& scratch,
+                    AdmissionMemory memory = AdmissionMemory::kPlatform);
 
 /// The index in `out` of the last cluster_places(..., out, scratch) of the place at `l`, or
 /// PlaceScratch::kNone.
@@ -149,20 +174,25 @@ std::size_t place_at(const PlaceScratch& scratch, const Location& l);
 
 /// Algorithm 1's tags on every GPU: the best-effort memory demand (sum over best-effort
 /// functions of container_need(count, scope).total() x device memory) is shared evenly among the
-/// GPUs, and each GPU's places are tagged in ascending order of memory; tagged_best_effort_fbr =
-/// tag x memory x the demand's FBR per GB.
+/// GPUs, and each GPU's places are tagged in ascending order of resources (`by`);
+/// tagged_best_effort_fbr = tag x memory x the demand's FBR per GB.
 void tag_places(std::vector<Place>& places, const PlatformView& view,
                 ContainerCount count = ContainerCount::kInFlight, double interval_s = 1.0,
-                ContainerScope scope = ContainerScope::kCluster);
+                ContainerScope scope = ContainerScope::kCluster,
+                SliceOrder by = SliceOrder::kMemoryThenCompute);
 
-/// tag_places reusing `scratch`; leaves scratch.order = ascending_order(places) and
+/// tag_places reusing `scratch`; leaves scratch.order = ascending_order(places, by) and
 /// scratch.rank its inverse.
 void tag_places(std::vector<Place>& places, const PlatformView& view, ContainerCount count,
-                double interval_s, ContainerScope scope, PlaceScratch& scratch);
+                double interval_s, ContainerScope scope, PlaceScratch& scratch,
+                SliceOrder by = SliceOrder::kMemoryThenCompute);
 
-/// Indices of `places` in ascending order of resources (memory, then location).
-std::vector<std::size_t> ascending_order(const std::vector<Place>& places);
+/// Indices of `places` in Algorithm 1's ascending order of resources: memory, then (`by`)
+/// compute and location, or location.
+std::vector<std::size_t> ascending_order(const std::vector<Place>& places,
+                                         SliceOrder by = SliceOrder::kMemoryThenCompute);
 /// ascending_order into `order`, reusing its storage.
-void ascending_order(const std::vector<Place>& places, std::vector<std::size_t>& order);
+void ascending_order(const std::vector<Place>& places, std::vector<std::size_t>& order,
+                     SliceOrder by = SliceOrder::kMemoryThenCompute);
 
 }  // namespace sim::policy::protean

@@ -10,11 +10,16 @@ namespace sim::policy::protean {
 
 class ContainerPlacementPolicy final : public Placement {
  public:
-  explicit ContainerPlacementPolicy(ContainerPlacement mode) : mode_(mode) {}
+  explicit ContainerPlacementPolicy(ContainerPlacement mode,
+                                    AdmissionMemory memory = AdmissionMemory::kPlatform,
+                                    SliceOrder by = SliceOrder::kMemoryThenCompute)
+      : mode_(mode), memory_(memory), by_(by) {}
   std::optional<Location> place(const PlacementRequest& request, const PlatformView& view) override;
 
  private:
   ContainerPlacement mode_;
+  AdmissionMemory memory_;  ///< as ProteanAutoscalerConfig::admission_memory
+  SliceOrder by_;           ///< as ProteanAutoscalerConfig::slice_order
 };
 
 }  // namespace sim::policy::protean

@@ -6,11 +6,25 @@
 /// tests check them against the paper's formulas by hand.
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <vector>
 
 namespace sim::policy::protean {
+
+/// How Algorithm 1 breaks ties of memory in its "ascending order of resources" (§4.3:
+/// "slices (in ascending order of resources) are associated with a tag_value"; BE requests go
+/// "on the fewest, smallest slices whereas strict requests are scheduled on the larger
+/// slices"). Slices of equal memory differ in compute: a 3g.20gb has 3 of the A100's 7 GPCs,
+/// a 4g.20gb 4, so by resources the 3g is the smaller.
+enum class SliceOrder : std::uint8_t {
+  /// memory, then compute (fewer GPCs first), then location: the paper's "resources"
+  kMemoryThenCompute,
+  /// memory, then location (host, GPU, slice): the reading before session 12, which puts the
+  /// 4g of a (4g, 3g) GPU first
+  kMemoryThenLocation
+};
 
 /// One slice as Algorithm 1 sees it.
 struct SliceLoad {

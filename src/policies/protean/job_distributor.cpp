@@ -29,10 +29,10 @@ std::optional<InstanceId> JobDistributor::choose(const DispatchView& view) {
   auto& places = places_;
   cluster_places(*view.platform, LoadScope::kBusy, {}, places, scratch_);
   tag_places(places, *view.platform, ContainerCount::kInFlight, 1.0, ContainerScope::kCluster,
-             scratch_);
+             scratch_, by_);
   const bool strict = batch_is_strict(view);
-  // Candidates: the idle containers' slices, ascending by memory for first-fit packing (ties
-  // in the order of view.idle).
+  // Candidates: the idle containers' slices, in ascending order of resources (by_) for
+  // first-fit packing (ties in the order of view.idle).
   cand_.clear();
   cand_place_.clear();
   for (std::size_t k = 0; k < view.idle.size(); ++k) {

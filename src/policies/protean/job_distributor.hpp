@@ -13,10 +13,13 @@ namespace sim::policy::protean {
 
 class JobDistributor final : public Dispatcher {
  public:
+  /// `by`: Algorithm 1's ascending order of resources (the tags and first-fit's order).
+  explicit JobDistributor(SliceOrder by = SliceOrder::kMemoryThenCompute) : by_(by) {}
   std::optional<InstanceId> choose(const DispatchView& view) override;
   [[nodiscard]] bool wants_platform_view() const override { return true; }
 
  private:
+  SliceOrder by_;
   // Storage reused from batch to batch (choose runs for every batch); nothing in it outlives
   // a call's meaning.
   std::vector<Place> places_;

@@ -23,11 +23,16 @@ double set_memory_gb(const std::vector<std::string>& slices) {
 double strict_eta_on(const std::vector<std::string>& slices, double best_effort_memory_gb,
                      const ThresholdProfile& profile) {
   if (slices.empty()) return std::numeric_limits<double>::infinity();
-  // Algorithm 1 lines 2-8: BE memory tagged onto the slices in ascending order of memory
-  // (stable: equal memories keep their order, as ascending_order does for places).
+  // Algorithm 1 lines 2-8: BE memory tagged onto the slices in ascending order of resources
+  // (memory, then compute under kMemoryThenCompute; stable: otherwise equal slices keep their
+  // order, as ascending_order does for places).
   std::vector<std::string> ascending = slices;
-  std::stable_sort(ascending.begin(), ascending.end(), [](const auto& a, const auto& b) {
-    return profile_memory_gb(a) < profile_memory_gb(b);
+  const bool compute = profile.slice_order == SliceOrder::kMemoryThenCompute;
+  std::stable_sort(ascending.begin(), ascending.end(), [&](const auto& a, const auto& b) {
+    const double ma = profile_memory_gb(a);
+    const double mb = profile_memory_gb(b);
+    if (ma < mb || mb < ma) return ma < mb;
+    return compute && profile_compute_slices(a) < profile_compute_slices(b);
   });
   std::vector<double> memory;
   for (const auto& p : ascending)

@@ -42,6 +42,8 @@
 #include <string>
 #include <vector>
 
+#include "job_distribution.hpp"
+
 namespace sim::policy::protean {
 
 /// The profiling information the thresholds use: the strict model's eq. 2 inputs and the
@@ -52,6 +54,9 @@ struct ThresholdProfile {
   double best_effort_fbr = 0.0;
   double best_effort_batch_memory_gb = 0.0;
   int best_effort_batch = 1;
+  /// Algorithm 1's ascending order for slices of equal memory, as the autoscaler's (the
+  /// default sets and fallback hold no two such slices of different compute)
+  SliceOrder slice_order = SliceOrder::kMemoryThenCompute;
 };
 
 /// The least eq. 2 eta a strict batch gets on `slices` (MIG profile names) once

@@ -11,10 +11,14 @@ namespace {
 // which `freed_resident` resident) have left it, `left` containers remaining. Every scheme
 // needs the platform's rule (policy::container_fits: what it enforces; the baselines place on
 // it alone). Protean's placement also needs its estimate of the memory left for batches to hold
-// the container's footprint (cluster_places: each container is one batch in flight, §4.2-4.3),
-// stricter than the platform's rule under weights-resident and equal to it under
-// batch-footprint. The activation room is kept as it is (it can only shrink when containers
-// leave): conservative.
+// the container's footprint: the container is started for a batch ("one container spawned for
+// each batch of requests received", §4.2), so its weights and that batch's activations must
+// fit beside what the place holds (AdmissionMemory: under kPlatform the weights of the live
+// containers and the activations of the batches running now, as the platform holds them, BE
+// memory being what BE *requests* occupy, §4.3; under kBatchFootprint every live container at
+// its footprint). Under either it is at least as strict as the platform's rule under
+// weights-resident, and equal to it under batch-footprint. The activation room is kept as it
+// is (it can only shrink when containers leave): conservative.
 bool fits_after(const FunctionView& f, const Place& p, double freed, double freed_resident,
                 int left, ContainerPlacement mode) {
   if (p.exclusive && left > 0) return false;
@@ -46,7 +50,8 @@ const GpuView* gpu_of(const PlatformView& view, int host, int gpu) {
 
 std::optional<std::size_t> ProteanAutoscaler::place_container(const FunctionView& f,
                                                               const std::vector<Place>& places,
-                                                              ContainerPlacement mode) {
+                                                              ContainerPlacement mode,
+                                                              SliceOrder by) {
   if (mode == ContainerPlacement::kSpread || mode == ContainerPlacement::kConsolidate) {
     const bool spread = mode == ContainerPlacement::kSpread;
     std::optional<std::size_t> best;
@@ -62,7 +67,7 @@ std::optional<std::size_t> ProteanAutoscaler::place_container(const FunctionView
   // Algorithm 1 over the places with room, in ascending order of resources.
   std::vector<std::size_t> cand;
   std::vector<SliceLoad> loads;
-  for (const std::size_t p : ascending_order(places)) {
+  for (const std::size_t p : ascending_order(places, by)) {
     if (!fits(f, places[p], mode)) continue;
     cand.push_back(p);
     SliceLoad l = places[p].load;
@@ -135,8 +140,9 @@ void ProteanAutoscaler::reconfigurator(const PlatformView& view, Decisions& d) {
   // Lines 14-15 under ThresholdMode::kProfiled: the strict and BE models' profiles.
   std::optional<ThresholdProfile> profile;
   if (be_model != nullptr && strict_model != nullptr) {
-    profile = ThresholdProfile{strict_model->fbr, strict_model->rdf, be_model->fbr,
-                               be_model->device_memory_gb, be_model->config.max_batch};
+    profile = ThresholdProfile{
+        strict_model->fbr,          strict_model->rdf,          be_model->fbr,
+        be_model->device_memory_gb, be_model->config.max_batch, config_.slice_order};
   }
   const auto target =
       choose_geometry(config_.reconfiguration, memory, profile ? &*profile : nullptr);
@@ -205,10 +211,10 @@ Decisions ProteanAutoscaler::decide(const PlatformView& view) {
   GpuSet excluded = reconfigured_now_;
   for (const auto& [g, target] : draining_)
     excluded.insert(g);
-  auto places = cluster_places(view, LoadScope::kLive, excluded);
+  auto places = cluster_places(view, LoadScope::kLive, excluded, config_.admission_memory);
   if (config_.placement == ContainerPlacement::kJobDistribution) {
     tag_places(places, view, config_.container_count, config_.monitor_interval_s,
-               config_.container_scope);
+               config_.container_scope, config_.slice_order);
   }
 
   // n_c per function (§4.2), split into the containers a node's own backlog needs on that node
@@ -261,8 +267,15 @@ Decisions ProteanAutoscaler::decide(const PlatformView& view) {
     }
   }
 
+  // What Protean's estimate charges an idle container (AdmissionMemory): its weights as the
+  // platform holds them, or its footprint. A container started now is charged its footprint
+  // under both: it is started for a batch (§4.2).
+  auto idle_charge = [&](const FunctionView& f) {
+    return config_.admission_memory == AdmissionMemory::kPlatform ? resident_charge_gb(f)
+                                                                  : f.device_memory_gb;
+  };
   auto add_load = [&](Place& p, const FunctionView& f, double sign) {
-    p.load.memory_free_gb -= sign * f.device_memory_gb;
+    p.load.memory_free_gb -= sign * (sign > 0 ? f.device_memory_gb : idle_charge(f));
     const double resident = resident_charge_gb(f);
     p.platform_free_gb -= sign * resident;
     p.resident_gb += sign * resident;
@@ -290,7 +303,7 @@ Decisions ProteanAutoscaler::decide(const PlatformView& view) {
         const FunctionView* g = view.function(i.function);
         if (g == nullptr) continue;
         victims.push_back(&i);
-        freed += g->device_memory_gb;
+        freed += idle_charge(*g);
         freed_resident += resident_charge_gb(*g);
         --left;
         --live[i.function][i.location.host];  // taken: no longer counted as surplus
@@ -311,7 +324,7 @@ Decisions ProteanAutoscaler::decide(const PlatformView& view) {
   };
   // Algorithm 1 (or the scheme's placement) over the places of `host` only, or of every host.
   auto place_on = [&](const FunctionView& f, int host) -> std::optional<std::size_t> {
-    if (host < 0) return place_container(f, places, config_.placement);
+    if (host < 0) return place_container(f, places, config_.placement, config_.slice_order);
     std::vector<Place> own;
     std::vector<std::size_t> index;
     for (std::size_t p = 0; p < places.size(); ++p) {
@@ -319,7 +332,7 @@ Decisions ProteanAutoscaler::decide(const PlatformView& view) {
       own.push_back(places[p]);
       index.push_back(p);
     }
-    const auto k = place_container(f, own, config_.placement);
+    const auto k = place_container(f, own, config_.placement, config_.slice_order);
     return k ? std::optional<std::size_t>(index[*k]) : std::nullopt;
   };
   auto start = [&](const FunctionView& f, int host) {

@@ -60,6 +60,10 @@ struct ProteanAutoscalerConfig {
   /// runs once per W; also kIntervalBatches' window (assumption: the control tick)
   double monitor_interval_s = 1.0;
   BestEffortMemory best_effort_memory = BestEffortMemory::kRequests;
+  /// what Algorithm 1's admission charges each live container (AdmissionMemory)
+  AdmissionMemory admission_memory = AdmissionMemory::kPlatform;
+  /// how Algorithm 1's ascending order of resources breaks ties of memory (SliceOrder)
+  SliceOrder slice_order = SliceOrder::kMemoryThenCompute;
 };
 
 class ProteanAutoscaler final : public Autoscaler {
@@ -72,7 +76,8 @@ class ProteanAutoscaler final : public Autoscaler {
   /// instances), or nullopt when none has room. Exposed for the placement policies and tests.
   static std::optional<std::size_t> place_container(const FunctionView& f,
                                                     const std::vector<Place>& places,
-                                                    ContainerPlacement mode);
+                                                    ContainerPlacement mode,
+                                                    SliceOrder by = SliceOrder::kMemoryThenCompute);
 
  private:
   void reconfigurator(const PlatformView& view, Decisions& d);

@@ -22,6 +22,17 @@ double profile_memory_gb(const std::string& profile) {
   return std::stod(profile.substr(dot + 1, gb - dot - 1));
 }
 
+int profile_compute_slices(const std::string& profile) {
+  if (profile.empty()) return kWholeGpuCompute;
+  const auto g = profile.find('g');
+  if (g == 0 || g == std::string::npos || profile.find_first_not_of("0123456789") != g ||
+      g + 1 >= profile.size() || profile[g + 1] != '.') {
+    throw std::invalid_argument("MIG profile \"" + profile +
+                                "\": expected a name like \"3g.20gb\" (compute before \"g\")");
+  }
+  return std::stoi(profile.substr(0, g));
+}
+
 std::vector<std::string> sorted_geometry(std::vector<std::string> profiles) {
   std::sort(profiles.begin(), profiles.end());
   return profiles;

@@ -97,6 +97,12 @@ int max_simultaneous_reconfigurations(int gpus, double fraction);
 /// the name has no ".<n>gb" suffix.
 double profile_memory_gb(const std::string& profile);
 
+/// The compute slices (GPCs) in a MIG profile name: "3g.20gb" -> 3; an empty name (a whole
+/// GPU, no MIG) -> kWholeGpuCompute, more than any slice has. Throws std::invalid_argument when
+/// a name does not start with "<n>g.".
+inline constexpr int kWholeGpuCompute = 1 << 20;
+int profile_compute_slices(const std::string& profile);
+
 /// Sorted copy of a geometry, for multiset comparison.
 std::vector<std::string> sorted_geometry(std::vector<std::string> profiles);
 

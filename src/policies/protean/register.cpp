@@ -16,6 +16,44 @@ using nlohmann::json;
 
 namespace {
 
+// The two readings of Algorithm 1 that the autoscaler, the dispatcher and the placement policy
+// share, declared once (protean.md, "Protean against Naive Slicing on the same static
+// geometry, attributed", session 12).
+void add_slice_order(config::Schema& s) {
+  s.add("slice_order", ParamType::kChoice)
+      .def("memory-then-compute")
+      .one_of({"memory-then-compute", "memory-then-location"})
+      .doc(
+          "Algorithm 1's \"ascending order of resources\" (§4.3) for slices of equal memory: "
+          "memory-then-compute = fewer GPCs first (a 3g.20gb before a 4g.20gb: best-effort "
+          "work first-fit onto the 3g, the larger slice left to strict requests); "
+          "memory-then-location = host, GPU, slice order (the 4g of a (4g, 3g) GPU first)");
+}
+
+void add_admission_memory(config::Schema& s) {
+  s.add("admission_memory", ParamType::kChoice)
+      .def("platform")
+      .one_of({"platform", "batch-footprint"})
+      .doc(
+          "what Algorithm 1's admission and best-effort first-fit charge each live container "
+          "of a slice: platform = what the platform holds (an idle container its weights, a "
+          "running batch its activations; BE memory is what BE requests occupy, §4.3), a new "
+          "container its whole footprint (it is started for a batch, §4.2); batch-footprint "
+          "= every live container, idle or not, a whole batch footprint");
+}
+
+SliceOrder slice_order_of(const json& p) {
+  return p.at("slice_order").get<std::string>() == "memory-then-location"
+             ? SliceOrder::kMemoryThenLocation
+             : SliceOrder::kMemoryThenCompute;
+}
+
+AdmissionMemory admission_memory_of(const json& p) {
+  return p.at("admission_memory").get<std::string>() == "batch-footprint"
+             ? AdmissionMemory::kBatchFootprint
+             : AdmissionMemory::kPlatform;
+}
+
 PolicyKind strict_first_batcher() {
   const char* doc =
       "Protean §4.1: strict requests first (stable), batches of the function's max_batch; a "
@@ -32,10 +70,11 @@ PolicyKind job_distributor() {
       "Protean Algorithm 1 at dispatch: a strict batch to the idle container whose slice has "
       "the least eq. (2) slowdown among slices not fully tagged for best-effort memory; a "
       "best-effort batch first-fit onto the smallest slices.";
-  return {kDispatcher, "protean-job-distribution", doc,
-          policy_schema(kDispatcher, "protean-job-distribution", doc),
-          [](const json&, PolicyContext) -> std::unique_ptr<Policy> {
-            return std::make_unique<JobDistributor>();
+  auto s = policy_schema(kDispatcher, "protean-job-distribution", doc);
+  add_slice_order(*s);
+  return {kDispatcher, "protean-job-distribution", doc, s,
+          [](const json& p, PolicyContext) -> std::unique_ptr<Policy> {
+            return std::make_unique<JobDistributor>(slice_order_of(p));
           }};
 }
 
@@ -46,9 +85,17 @@ ContainerPlacement placement_of(const std::string& s) {
 }
 
 PolicyKind placement(const char* name, ContainerPlacement mode, const char* doc) {
-  return {kPlacement, name, doc, policy_schema(kPlacement, name, doc),
-          [mode](const json&, PolicyContext) -> std::unique_ptr<Policy> {
-            return std::make_unique<ContainerPlacementPolicy>(mode);
+  auto s = policy_schema(kPlacement, name, doc);
+  const bool algorithm1 = mode == ContainerPlacement::kJobDistribution;
+  if (algorithm1) {
+    add_slice_order(*s);
+    add_admission_memory(*s);
+  }
+  return {kPlacement, name, doc, s,
+          [mode, algorithm1](const json& p, PolicyContext) -> std::unique_ptr<Policy> {
+            if (!algorithm1) return std::make_unique<ContainerPlacementPolicy>(mode);
+            return std::make_unique<ContainerPlacementPolicy>(mode, admission_memory_of(p),
+                                                              slice_order_of(p));
           }};
 }
 
@@ -146,6 +193,8 @@ PolicyKind autoscaler() {
           "Algorithm 2 line 9, mem(BE_model, pred_BE_num): requests = pred_BE_num / batch x the "
           "batch footprint (T_low reachable below one batch); whole-batches = rounded up to "
           "containers");
+  add_admission_memory(*s);
+  add_slice_order(*s);
   s->add("strict_sm_cap", ParamType::kNumber)
       .def(1.0)
       .at_least(0.01)
@@ -181,6 +230,8 @@ PolicyKind autoscaler() {
             c.best_effort_memory = p.at("best_effort_memory").get<std::string>() == "requests"
                                        ? BestEffortMemory::kRequests
                                        : BestEffortMemory::kWholeBatches;
+            c.admission_memory = admission_memory_of(p);
+            c.slice_order = slice_order_of(p);
             return std::make_unique<ProteanAutoscaler>(c);
           }};
 }

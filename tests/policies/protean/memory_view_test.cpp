@@ -1,7 +1,8 @@
 // Container memory in the policies' view (FunctionView::resident_gb / activation_gb, the
 // places' resident, activation and room figures): policy::container_fits mirrors the
-// platform's placement rule; Protean's placement counts every container at its batch
-// footprint (§4.2-4.3), the baselines place on what the platform enforces.
+// platform's placement rule; Protean's placement under admission_memory batch-footprint
+// counts every container at its batch footprint (§4.2-4.3; the platform reading, the default,
+// in readings_test.cpp), the baselines place on what the platform enforces.
 
 #include <gtest/gtest.h>
 
@@ -102,7 +103,7 @@ TEST(ClusterPlaces, ProteanCountsEveryContainerAtItsFootprint) {
   v.hosts[0].gpus[0].slices[2].activations_gb = 6.4;
   v.hosts[0].gpus[0].slices[2].memory_free_gb = 13.4;
   v.instances[0].state = InstanceState::kBusy;
-  const auto live = cluster_places(v, LoadScope::kLive);
+  const auto live = cluster_places(v, LoadScope::kLive, {}, AdmissionMemory::kBatchFootprint);
   ASSERT_EQ(live.size(), 3U);
   // kLive: 13.4 + 6.4 held - 2 x 6.4 for the two containers' batches = 7.0 = 20 - 2 x 6.5.
   EXPECT_NEAR(live[2].load.memory_free_gb, 7.0, 1e-12);
@@ -122,6 +123,7 @@ TEST(ProteanAutoscaler, JobDistributionPlacesOneContainerPerBatchThatFits) {
   PlatformView v = two_idle_on_4g(5000);
   ProteanAutoscalerConfig c;
   c.reconfigure = false;
+  c.admission_memory = AdmissionMemory::kBatchFootprint;
   ProteanAutoscaler a(c);
   const auto d = a.decide(v);
   // Protean's estimate: 4g 20 - 2 x 6.5 = 7.0, 2g 10, 1g 5 (< 6.5: never).
