@@ -46,6 +46,13 @@ const GpuView* gpu_of(const PlatformView& view, int host, int gpu) {
   return &h.gpus[static_cast<std::size_t>(gpu)];
 }
 
+// n_r of §4.2 for one function: the requests arriving during one batch (latest rate x batch
+// time) plus those already queued.
+double requests_in_flight(const FunctionView& f) {
+  const double rate = f.arrival_rate.empty() ? 0.0 : f.arrival_rate.front();
+  return rate * f.batch_latency_s + static_cast<double>(f.queue_length);
+}
+
 }  // namespace
 
 std::optional<std::size_t> ProteanAutoscaler::place_container(const FunctionView& f,
@@ -98,8 +105,7 @@ void ProteanAutoscaler::reconfigurator(const PlatformView& view, Decisions& d) {
   double strict_model_in_flight = -1.0;
   for (const auto& f : view.functions) {
     if (f.gpu && f.strict_arrivals > 0 && is_strict(f)) {
-      const double rate = f.arrival_rate.empty() ? 0.0 : f.arrival_rate.front();
-      const double in_flight = rate * f.batch_latency_s + static_cast<double>(f.queue_length);
+      const double in_flight = requests_in_flight(f);
       if (in_flight > strict_model_in_flight) {
         strict_model = &f;
         strict_model_in_flight = in_flight;
@@ -111,8 +117,7 @@ void ProteanAutoscaler::reconfigurator(const PlatformView& view, Decisions& d) {
     last = be;
     if (config_.best_effort_count == BestEffortCount::kInFlight) {
       if (is_strict(f)) continue;
-      const double rate = f.arrival_rate.empty() ? 0.0 : f.arrival_rate.front();
-      count = rate * f.batch_latency_s + static_cast<double>(f.queue_length);
+      count = requests_in_flight(f);
     }
     be_new += count;
     if (f.gpu && count > be_model_new) {
