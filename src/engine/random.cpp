@@ -25,10 +25,6 @@ std::uint64_t fnv1a64(std::string_view bytes) {
 namespace {
 // 128-bit products for Lemire's method; __extension__ keeps -Wpedantic quiet about the GCC type.
 __extension__ using Uint128 = unsigned __int128;
-
-std::uint64_t rotl(std::uint64_t x, int k) {
-  return (x << k) | (x >> (64 - k));
-}
 }  // namespace
 
 RandomStream::RandomStream(std::uint64_t seed) {
@@ -46,22 +42,6 @@ RandomStream RandomStream::from_state(std::uint64_t s0, std::uint64_t s1, std::u
   r.s_[2] = s2;
   r.s_[3] = s3;
   return r;
-}
-
-std::uint64_t RandomStream::next_u64() {
-  const std::uint64_t result = rotl(s_[1] * 5, 7) * 9;
-  const std::uint64_t t = s_[1] << 17;
-  s_[2] ^= s_[0];
-  s_[3] ^= s_[1];
-  s_[1] ^= s_[2];
-  s_[0] ^= s_[3];
-  s_[2] ^= t;
-  s_[3] = rotl(s_[3], 45);
-  return result;
-}
-
-double RandomStream::uniform01() {
-  return static_cast<double>(next_u64() >> 11) * 0x1.0p-53;
 }
 
 double RandomStream::uniform(double lo, double hi) {
@@ -87,10 +67,8 @@ std::uint64_t RandomStream::uniform_int(std::uint64_t lo, std::uint64_t hi) {
   return lo + static_cast<std::uint64_t>(m >> 64);
 }
 
-double RandomStream::exponential(double rate) {
-  if (!(rate > 0.0)) throw std::invalid_argument("exponential: rate must be > 0");
-  // 1 - U lies in (0, 1], so the logarithm is finite.
-  return -std::log1p(-uniform01()) / rate;
+void RandomStream::throw_bad_rate() {
+  throw std::invalid_argument("exponential: rate must be > 0");
 }
 
 double RandomStream::normal(double mean, double stddev) {
