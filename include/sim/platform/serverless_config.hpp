@@ -97,8 +97,8 @@ struct SpotSettings {
   /// live spot host gets a notice with probability `revocation_probability`. Zero: off.
   Time revocation_interval;
   double revocation_probability{};
-  SpotPhase phase = SpotPhase::kUniform;
-  SpotDrain drain = SpotDrain::kAtNotice;
+  SpotPhase phase{};
+  SpotDrain drain{};
   Time drain_lead;  ///< kAtReplacement: stop taking work this long before the revocation
   Time notice_min;  ///< Protean §4.5: 30 to 120 s notice
   Time notice_max;
