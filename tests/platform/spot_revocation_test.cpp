@@ -98,8 +98,9 @@ TEST(SpotRevocation, DrainLeadBeforeTheRevocationWithoutReplacement) {
   EXPECT_EQ(one.records.size(), 41u);
 }
 
-/// `n` spot hosts without GPUs (and an owned host with one) and no work, the interval model with P_rev `p` every 10 s and a
-/// fixed 30 s notice, no replacement; returns the notices counted at `until`.
+/// `n` spot hosts without GPUs (and an owned host with one) and no work, the interval model with
+/// P_rev `p` every 10 s and a fixed 30 s notice, no replacement; returns the notices counted at
+/// `until`.
 std::uint64_t notices(int n, double p, SpotPhase phase, Time until, std::uint64_t seed) {
   ServerlessConfig c = default_serverless_config();
   auto t = testing::host(0, "A100-40GB", n);
