@@ -221,7 +221,7 @@ void bind_decisions(py::module_& m) {
       .def_readwrite("profiles", &Reconfigure::profiles);
   py::class_<RequestVm>(m, "RequestVm")
       .def(py::init([](int host_template, const std::string& market) {
-             return RequestVm{host_template, market_arg(market)};
+             return RequestVm{host_template, market_arg(market), std::nullopt};
            }),
            py::arg("host_template"), py::arg("market") = "")
       .def_readwrite("host_template", &RequestVm::host_template)

@@ -121,6 +121,19 @@ ServerlessConfig read_serverless_config(const json& p) {
   c.spot.revocations_per_hour = cl.at("spot_revocations_per_hour").get<double>();
   c.spot.notice_min = config::get_duration(cl, "spot_notice_min");
   c.spot.notice_max = config::get_duration(cl, "spot_notice_max");
+  c.spot.revocation_interval = config::get_duration(cl, "spot_revocation_interval");
+  c.spot.revocation_probability = cl.at("spot_revocation_probability").get<double>();
+  c.spot.phase = cl.at("spot_revocation_phase").get<std::string>() == "aligned"
+                     ? SpotPhase::kAligned
+                     : SpotPhase::kUniform;
+  c.spot.drain = cl.at("spot_drain").get<std::string>() == "replacement" ? SpotDrain::kAtReplacement
+                                                                         : SpotDrain::kAtNotice;
+  c.spot.drain_lead = config::get_duration(cl, "spot_drain_lead");
+  if (c.spot.revocation_interval > Time::zero() && c.spot.revocations_per_hour > 0) {
+    throw std::invalid_argument(
+        "platform.cluster: spot_revocations_per_hour and spot_revocation_interval are two "
+        "revocation models; set one");
+  }
   if (c.spot.notice_max < c.spot.notice_min) {
     throw std::invalid_argument("platform.cluster: spot_notice_max is below spot_notice_min");
   }

@@ -121,7 +121,45 @@ std::shared_ptr<const config::Schema> cluster_schema() {
   s->add("spot_revocations_per_hour", ParamType::kNumber)
       .def(0.0)
       .at_least(0)
-      .doc("revocation rate of each spot host (exponential inter-revocation times)");
+      .doc(
+          "revocation rate of each spot host (exponential inter-revocation times); exclusive "
+          "with spot_revocation_interval");
+  s->add("spot_revocation_interval", ParamType::kDuration)
+      .def("0s")
+      .at_least(0)
+      .doc(
+          "interval model (Protean §5: notifications 'at each worker node at fixed time "
+          "intervals based on revocation probability (P_rev)'): every interval each live spot "
+          "host gets a revocation notice with probability spot_revocation_probability (0: off; "
+          "the paper gives no interval)");
+  s->add("spot_revocation_probability", ParamType::kNumber)
+      .def(0.0)
+      .at_least(0)
+      .at_most(1)
+      .doc("P_rev of the interval model (Protean §5: 0, 0.354, 0.708, from its ref. [76])");
+  s->add("spot_revocation_phase", ParamType::kChoice)
+      .def("uniform")
+      .one_of({"uniform", "aligned"})
+      .doc(
+          "first draw of the interval model: uniform (hosts present at time zero draw first at "
+          "a uniform time in (0, interval], the run starting at an unknown point of their "
+          "intervals; later hosts one interval after they come up) or aligned (every host one "
+          "interval after it comes up)");
+  s->add("spot_drain", ParamType::kChoice)
+      .def("notice")
+      .one_of({"notice", "replacement"})
+      .doc(
+          "when a spot host under notice stops taking work: at the notice, or when the VM "
+          "requested to replace it comes up (Protean §4.5: 'Once the new VM (spot/on-demand) is "
+          "acquired, we redirect the incoming traffic to it') or spot_drain_lead before the "
+          "revocation, whichever is first");
+  s->add("spot_drain_lead", ParamType::kDuration)
+      .def("1s")
+      .at_least(0)
+      .doc(
+          "spot_drain replacement: the host stops taking work this long before its revocation "
+          "(Protean §4.5: requests are short, '< 1s', so 'the remaining requests on the "
+          "soon-to-be-evicted VM can finish before the eviction')");
   s->add("spot_notice_min", ParamType::kDuration)
       .def("30s")
       .at_least(0)

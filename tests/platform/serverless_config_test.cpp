@@ -9,6 +9,7 @@
 #include <fstream>
 #include <regex>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,11 @@ TEST(ServerlessConfigDefaults, AreTheSchemas) {
   EXPECT_EQ(c.spot.notice_min, seconds(30));
   EXPECT_EQ(c.spot.notice_max, seconds(120));
   EXPECT_TRUE(c.spot.scheduled.empty());
+  EXPECT_EQ(c.spot.revocation_interval, Time::zero());  // "0s": the interval model is off
+  EXPECT_DOUBLE_EQ(c.spot.revocation_probability, 0.0);
+  EXPECT_EQ(c.spot.phase, SpotPhase::kUniform);
+  EXPECT_EQ(c.spot.drain, SpotDrain::kAtNotice);
+  EXPECT_EQ(c.spot.drain_lead, seconds(1));
   EXPECT_FALSE(c.network.has_value());
   EXPECT_EQ(c.control_interval, seconds(1));
   EXPECT_EQ(c.rate_windows, (std::vector<Time>{seconds(10), seconds(60)}));
@@ -177,6 +183,27 @@ TEST(ServerlessConfigRateWindows, AnEmptyListIsRejectedAtItsPath) {
       resolved(json{{"functions", json::array({json{{"name", "f"}, {"model", "m"}}})},
                     {"rate_windows", json::array({"5s"})}}));
   EXPECT_EQ(one.rate_windows, std::vector<Time>{seconds(5)});
+}
+
+TEST(ServerlessConfigSpot, TwoRevocationModelsAreRejected) {
+  const json fn = json::array({json{{"name", "f"}, {"model", "m"}}});
+  const json both = resolved(json{{"functions", fn},
+                                  {"cluster",
+                                   {{"spot_revocations_per_hour", 1.0},
+                                    {"spot_revocation_interval", "300s"},
+                                    {"spot_revocation_probability", 0.5}}}});
+  EXPECT_THROW((void)read_serverless_config(both), std::invalid_argument);
+  const ServerlessConfig interval =
+      read_serverless_config(resolved(json{{"functions", fn},
+                                           {"cluster",
+                                            {{"spot_revocation_interval", "300s"},
+                                             {"spot_revocation_probability", 0.5},
+                                             {"spot_revocation_phase", "aligned"},
+                                             {"spot_drain", "replacement"}}}}));
+  EXPECT_EQ(interval.spot.revocation_interval, seconds(300));
+  EXPECT_DOUBLE_EQ(interval.spot.revocation_probability, 0.5);
+  EXPECT_EQ(interval.spot.phase, SpotPhase::kAligned);
+  EXPECT_EQ(interval.spot.drain, SpotDrain::kAtReplacement);
 }
 
 TEST(ServerlessConfigRateWindows, AZeroLengthWindowIsRejected) {

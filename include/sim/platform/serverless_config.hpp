@@ -72,9 +72,35 @@ struct HostTemplate {
   int count{};
 };
 
+/// Where a spot host under revocation notice stops taking work.
+enum class SpotDrain : std::uint8_t {
+  kAtNotice,  ///< at the notice: the host's instances drain at once
+  /// when the VM requested to replace it comes up ("Once the new VM (spot/on-demand) is
+  /// acquired, we redirect the incoming traffic to it", Protean §4.5), or drain_lead before
+  /// the revocation if that comes first (the remaining requests "can finish before the
+  /// eviction", ibid.)
+  kAtReplacement,
+};
+
+/// When a spot host's first revocation draw of the interval model falls.
+enum class SpotPhase : std::uint8_t {
+  /// hosts present at time zero: uniform in (0, interval] (the run starts at an unknown point
+  /// of their intervals); hosts that come up later: one interval after they came up
+  kUniform,
+  kAligned,  ///< every host: one interval after it came up
+};
+
 struct SpotSettings {
   double revocations_per_hour{};  ///< per spot host, exponential inter-revocation times
-  Time notice_min;                ///< Protean §4.5: 30 to 120 s notice
+  /// Interval model (Protean §5: "revocation notifications at each worker node at fixed time
+  /// intervals based on revocation probability (P_rev)"): every `revocation_interval` each
+  /// live spot host gets a notice with probability `revocation_probability`. Zero: off.
+  Time revocation_interval;
+  double revocation_probability{};
+  SpotPhase phase{};
+  SpotDrain drain{};
+  Time drain_lead;  ///< kAtReplacement: stop taking work this long before the revocation
+  Time notice_min;  ///< Protean §4.5: 30 to 120 s notice
   Time notice_max;
   struct Scheduled {
     int host{};

@@ -64,6 +64,9 @@ struct Reconfigure {
 struct RequestVm {
   int host_template = 0;
   std::optional<Market> market;
+  /// The host under revocation notice this VM replaces: with the cluster's spot_drain
+  /// "replacement" that host stops taking work when this VM comes up.
+  std::optional<int> replaces;
 };
 
 /// Release a host (a VM): it stops taking work, its instances drain, and it stops costing.

@@ -198,7 +198,7 @@ struct HostView {
   std::string name;
   int host_template = 0;  ///< index of its template in the cluster's host list
   Market market = Market::kOwned;
-  bool available = true;  ///< false once under revocation notice, revoked or released
+  bool available = true;  ///< false once draining (spot_drain), revoked or released
   std::optional<Time> revocation_at;
   double cores = 0.0;
   double cores_free = 0.0;

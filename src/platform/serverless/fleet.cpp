@@ -21,7 +21,7 @@ Fleet::Fleet(const ServerlessConfig& config, const gpu::ModelCatalog& catalog, S
 void Fleet::build() {
   for (std::size_t t = 0; t < config_.hosts.size(); ++t) {
     for (int i = 0; i < config_.hosts[t].count; ++i)
-      add_host(static_cast<int>(t), config_.hosts[t].spec.market);
+      add_host(static_cast<int>(t), config_.hosts[t].spec.market, true);
   }
   for (const auto& s : config_.spot.scheduled) {
     if (s.host < 0 || static_cast<std::size_t>(s.host) >= hosts_.size()) {
@@ -32,11 +32,12 @@ void Fleet::build() {
     const Time notice = config_.spot.notice_min;
     const Time at_notice = std::max(s.at - notice, sim_.now());
     const int h = s.host;
-    sim_.schedule_at(at_notice, [this, h] { revocation_notice(h); });
+    const Time at = s.at;
+    sim_.schedule_at(at_notice, [this, h, at] { revocation_notice(h, std::max(at, sim_.now())); });
   }
 }
 
-void Fleet::add_host(int template_index, cluster::Market market) {
+void Fleet::add_host(int template_index, cluster::Market market, bool at_start) {
   auto h = std::make_unique<cluster::Host>();
   h->index = static_cast<int>(hosts_.size());
   h->name = "host" + std::to_string(h->index);
@@ -62,47 +63,77 @@ void Fleet::add_host(int template_index, cluster::Market market) {
   }
   gpu_ids_.push_back(std::move(ids));
   hosts_.push_back(std::move(h));
-  schedule_spot(*hosts_.back());
+  schedule_spot(*hosts_.back(), at_start);
 }
 
 int Fleet::global_gpu(const policy::Location& loc) const {
   return gpu_ids_.at(static_cast<std::size_t>(loc.host)).at(static_cast<std::size_t>(loc.gpu));
 }
 
-void Fleet::schedule_spot(cluster::Host& host) {
-  if (host.spec.market != cluster::Market::kSpot || config_.spot.revocations_per_hour <= 0) return;
+void Fleet::schedule_spot(cluster::Host& host, bool at_start) {
+  if (host.spec.market != cluster::Market::kSpot) return;
+  const int h = host.index;
+  const Time interval = config_.spot.revocation_interval;
+  if (interval > Time::zero()) {
+    // Protean §5: notifications "at each worker node at fixed time intervals based on
+    // revocation probability (P_rev)". The paper gives neither the interval nor its phase.
+    Time first = interval;
+    if (at_start && config_.spot.phase == SpotPhase::kUniform) {
+      first = ceil_seconds(spot_rng_.uniform(0.0, interval.to_seconds()));
+      if (first <= Time::zero()) first = interval;
+    }
+    sim_.schedule_in(first, [this, h] { spot_draw(h); });
+    return;
+  }
+  if (config_.spot.revocations_per_hour <= 0) return;
   const double after_s = spot_rng_.exponential(config_.spot.revocations_per_hour / 3600.0);
   const double notice_s =
       spot_rng_.uniform(config_.spot.notice_min.to_seconds(), config_.spot.notice_max.to_seconds());
   const Time at = sim_.now() + ceil_seconds(after_s);
   const Time notice_at = std::max(at - ceil_seconds(notice_s), sim_.now());
-  const int h = host.index;
-  sim_.schedule_at(notice_at, [this, h, at] {
-    if (hosts_[static_cast<std::size_t>(h)]->revocation_at) return;
-    hosts_[static_cast<std::size_t>(h)]->revocation_at = at;
-    revocation_notice(h);
-  });
+  sim_.schedule_at(notice_at, [this, h, at] { revocation_notice(h, at); });
 }
 
-void Fleet::revocation_notice(int h) {
+void Fleet::spot_draw(int h) {
+  const auto& host = *hosts_.at(static_cast<std::size_t>(h));
+  if (host.gone || host.revocation_at) return;
+  if (spot_rng_.uniform01() < config_.spot.revocation_probability) {
+    // The notice is the interval's event; the revocation follows it by 30-120 s (§2.3).
+    const double notice_s = spot_rng_.uniform(config_.spot.notice_min.to_seconds(),
+                                              config_.spot.notice_max.to_seconds());
+    revocation_notice(h, sim_.now() + ceil_seconds(notice_s));
+    return;
+  }
+  sim_.schedule_in(config_.spot.revocation_interval, [this, h] { spot_draw(h); });
+}
+
+void Fleet::revocation_notice(int h, Time at) {
+  auto& host = *hosts_.at(static_cast<std::size_t>(h));
+  if (host.gone || !host.available || host.revocation_at) return;
+  ++spot_notices_;
+  host.revocation_at = at;
+  if (config_.spot.drain == SpotDrain::kAtNotice) {
+    drain(h);  // idle and cold-starting instances stop now, busy ones after their batch
+  } else {
+    // The host serves until its replacement comes up (apply) or until shortly before the
+    // revocation, so that its last batches finish on it (§4.5).
+    const Time lead_at = std::max(at - config_.spot.drain_lead, sim_.now());
+    sim_.schedule_at(lead_at, [this, h] { drain(h); });
+  }
+  sim_.schedule_at(at, [this, h] { revoke(h); });
+}
+
+void Fleet::drain(int h) {
   auto& host = *hosts_.at(static_cast<std::size_t>(h));
   if (host.gone || !host.available) return;
-  ++spot_notices_;
   host.available = false;
-  if (!host.revocation_at) {
-    // Scheduled revocation: find its time.
-    for (const auto& s : config_.spot.scheduled)
-      if (s.host == h) host.revocation_at = std::max(s.at, sim_.now());
-  }
-  // Instances drain: idle and cold-starting ones stop now, busy ones after their batch.
   events_.revocation_notice(h);
-  const Time at = *host.revocation_at;
-  sim_.schedule_at(at, [this, h] { revoke(h); });
 }
 
 void Fleet::revoke(int h) {
   auto& host = *hosts_.at(static_cast<std::size_t>(h));
   if (host.gone) return;
+  drain(h);  // no-op unless a zero drain lead put the drain after this event
   host.gone = true;
   host.down_at = sim_.now();
   ++spot_revocations_;
@@ -126,11 +157,18 @@ void Fleet::apply(const policy::Decisions& d) {
     ++counts_.applied["request_vm"];
     ++pending_vms_;
     const int t = r.host_template;
-    sim_.schedule_in(config_.provisioning_delay, [this, t, market] {
+    const std::optional<int> replaces = r.replaces;
+    sim_.schedule_in(config_.provisioning_delay, [this, t, market, replaces] {
       --pending_vms_;
       ++vms_provisioned_;
-      add_host(t, market);
+      add_host(t, market, false);
       events_.host_added(hosts_.back()->index);
+      // §4.5: "Once the new VM (spot/on-demand) is acquired, we redirect the incoming
+      // traffic to it" (with spot_drain "notice" the replaced host is drained already).
+      if (replaces && *replaces >= 0 && static_cast<std::size_t>(*replaces) < hosts_.size() &&
+          hosts_[static_cast<std::size_t>(*replaces)]->revocation_at) {
+        drain(*replaces);
+      }
     });
   }
   for (const auto& r : d.release_vms) {

@@ -53,9 +53,14 @@ class Fleet {
   void write_summary(nlohmann::json& out, Time end) const;
 
  private:
-  void add_host(int template_index, cluster::Market market);
-  void schedule_spot(cluster::Host& host);
-  void revocation_notice(int host);
+  void add_host(int template_index, cluster::Market market, bool at_start);
+  void schedule_spot(cluster::Host& host, bool at_start);
+  /// Interval model: one draw with probability P_rev for `host`, then the next interval's.
+  void spot_draw(int host);
+  /// `host` gets its notice now for a revocation at `at` (ignored if already noticed).
+  void revocation_notice(int host, Time at);
+  /// `host` stops taking work; its instances drain.
+  void drain(int host);
   void revoke(int host);
 
   const ServerlessConfig& config_;

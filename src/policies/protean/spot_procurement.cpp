@@ -4,26 +4,28 @@ namespace sim::policy::protean {
 
 Decisions SpotProcurement::decide(const PlatformView& view) {
   Decisions d;
-  int noticed = 0;
+  std::vector<int> noticed;
   for (const auto& h : view.hosts) {
-    if (h.revocation_at && handled_.insert(h.index).second) ++noticed;
+    if (h.revocation_at && handled_.insert(h.index).second) noticed.push_back(h.index);
   }
-  // One spot request per notice (retry spot first, §4.5).
-  for (int k = 0; k < noticed; ++k) {
+  // §4.5: "On receipt of the eviction notification, we retry for another spot VM and only
+  // issue an on-demand VM request if the spot request fails." Each request names the host it
+  // replaces, to which the platform redirects the traffic once it is up (spot_drain).
+  for (const int h : noticed) {
     if (rng_.uniform01() >= config_.spot_unavailable) {
-      d.request_vms.push_back({config_.spot_template, Market::kSpot});
+      d.request_vms.push_back({config_.spot_template, Market::kSpot, h});
     } else if (!config_.spot_only) {
-      d.request_vms.push_back({config_.on_demand_template, Market::kOnDemand});
+      d.request_vms.push_back({config_.on_demand_template, Market::kOnDemand, h});
     } else {
-      if (owed_ == 0) next_retry_ = view.now + config_.retry_interval;
-      ++owed_;
+      if (owed_.empty()) next_retry_ = view.now + config_.retry_interval;
+      owed_.push_back(h);
     }
   }
   // Spot Only: retry the failed requests.
-  while (owed_ > 0 && noticed == 0 && view.now >= next_retry_) {
+  while (!owed_.empty() && noticed.empty() && view.now >= next_retry_) {
     if (rng_.uniform01() >= config_.spot_unavailable) {
-      d.request_vms.push_back({config_.spot_template, Market::kSpot});
-      --owed_;
+      d.request_vms.push_back({config_.spot_template, Market::kSpot, owed_.front()});
+      owed_.pop_front();
     } else {
       next_retry_ = view.now + config_.retry_interval;
       break;

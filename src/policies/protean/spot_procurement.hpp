@@ -5,7 +5,9 @@
 /// never falls back: it retries the spot request every retry interval until one succeeds.
 
 #include <cstdint>
+#include <deque>
 #include <set>
+#include <vector>
 
 #include "sim/policy/procurement.hpp"
 
@@ -29,7 +31,7 @@ class SpotProcurement final : public Procurement {
   SpotProcurementConfig config_;
   RandomStream rng_;
   std::set<int> handled_;  ///< hosts whose revocation notice was answered
-  int owed_ = 0;           ///< Spot Only: replacements still to obtain
+  std::deque<int> owed_;   ///< Spot Only: hosts whose replacement is still to obtain
   Time next_retry_;
 };
 

@@ -477,5 +477,30 @@ TEST(SpotProcurement, ReplacesRevokedVmsBySpotThenOnDemand) {
   EXPECT_TRUE(spot_only.decide(v).request_vms.empty());
 }
 
+/// Each request names the host it replaces (the platform redirects the traffic to the new VM,
+/// §4.5), spot or on-demand.
+TEST(SpotProcurement, RequestsNameTheReplacedHost) {
+  PlatformView v;
+  HostView a;
+  a.index = 3;
+  a.market = Market::kSpot;
+  a.revocation_at = seconds(60);
+  HostView b = a;
+  b.index = 5;
+  v.hosts = {a, b};
+  SpotProcurementConfig c;
+  SpotProcurement spot(c, RandomStream(1));
+  auto d = spot.decide(v);
+  ASSERT_EQ(d.request_vms.size(), 2U);
+  EXPECT_EQ(d.request_vms[0].replaces, 3);
+  EXPECT_EQ(d.request_vms[1].replaces, 5);
+  c.spot_unavailable = 1.0;
+  SpotProcurement on_demand(c, RandomStream(1));
+  d = on_demand.decide(v);
+  ASSERT_EQ(d.request_vms.size(), 2U);
+  EXPECT_EQ(d.request_vms[1].market, Market::kOnDemand);
+  EXPECT_EQ(d.request_vms[1].replaces, 5);
+}
+
 }  // namespace
 }  // namespace sim::policy::protean

@@ -1,0 +1,169 @@
+// Spot revocations (Protean §2.3, §4.5, §5): the interval model (a notice with probability
+// P_rev at fixed intervals), and the host under notice serving until its replacement is up.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "harness.hpp"
+
+namespace sim::platform {
+namespace {
+
+using testing::Harness;
+namespace ref = policy::reference;
+
+/// The set-up of serverless_platform_test's SpotRevocationDrainsAndLosesNothing: host 0 (spot)
+/// gets a 30 s notice at 30 s for a revocation at 60 s; one instance serves requests arriving
+/// every 5 s, one at a time, 4 s each, on host 0 (device 0) from 13.2 s. Up to the notice the
+/// instance runs the requests of 0..20 s at 13.2, 17.2, 21.2, 25.2 and 29.2 s; the backlog of
+/// one request then stays (request 5i starts at 4i + 13.2 s while on device 0).
+struct Outcome {
+  std::vector<metrics::RequestRecord> records;
+  std::uint64_t in_system = 0;
+  nlohmann::json extra;
+};
+
+Outcome revoked_at_60s(SpotDrain drain, Time provisioning, Time lead) {
+  ServerlessConfig c = default_serverless_config();
+  auto t = testing::host(1, "A100-40GB", 2);
+  t.spec.market = cluster::Market::kSpot;
+  t.spec.price_per_hour = 1.0;
+  c.hosts.push_back(t);
+  c.store_bps = 1e9;
+  c.pcie_bps = 2e9;
+  c.provisioning_delay = provisioning;
+  c.spot.notice_min = c.spot.notice_max = seconds(30);
+  c.spot.scheduled.push_back({0, seconds(60)});
+  c.spot.drain = drain;
+  c.spot.drain_lead = lead;
+  auto f = testing::function("f", "test/fig42", 1);
+  f.model_bytes = 1e8;
+  c.functions.push_back(f);
+  auto p = testing::reference_policies();
+  p.procurement = std::make_unique<ref::ReplaceRevoked>(std::nullopt);
+  Harness h(std::move(c), std::move(p));
+  for (int i = 0; i <= 40; ++i)
+    h.arrive(seconds(5.0 * i), 0);
+  h.sim.run_until(seconds(300));
+  return {h.records, h.platform->requests_in_system(), h.platform->summary_extra(h.sim.now())};
+}
+
+Time last_start_on_device0(const Outcome& h) {
+  Time last;
+  for (const auto& r : h.records)
+    if (r.device == 0) last = std::max(last, r.start);
+  return last;
+}
+
+/// Drain at the notice (the old behaviour): nothing starts on host 0 after 30 s.
+TEST(SpotRevocation, DrainAtNoticeStopsTheHostAtTheNotice) {
+  auto h = revoked_at_60s(SpotDrain::kAtNotice, seconds(20), seconds(1));
+  EXPECT_EQ(last_start_on_device0(h), seconds(29.2));
+  EXPECT_EQ(h.records.size(), 41u);
+}
+
+/// Drain at the replacement (§4.5): the replacement, requested at the 30 s notice, is up at
+/// 50 s; host 0 keeps serving until then: its starts at 33.2, 37.2, 41.2, 45.2 and 49.2 s
+/// (requests of 25..45 s), the last finishing at 53.2 s, before the revocation at 60 s.
+TEST(SpotRevocation, DrainAtReplacementServesUntilTheReplacementIsUp) {
+  auto h = revoked_at_60s(SpotDrain::kAtReplacement, seconds(20), seconds(1));
+  EXPECT_EQ(last_start_on_device0(h), seconds(49.2));
+  int after_notice = 0;
+  for (const auto& r : h.records)
+    if (r.device == 0 && r.start > seconds(30)) ++after_notice;
+  EXPECT_EQ(after_notice, 5);
+  EXPECT_EQ(h.records.size(), 41u);
+  EXPECT_EQ(h.in_system, 0u);
+  const auto& extra = h.extra;
+  EXPECT_EQ(extra["spot"]["notices"], 1);
+  EXPECT_EQ(extra["spot"]["revocations"], 1);
+  EXPECT_EQ(extra["spot"]["batches_running_at_revocation"], 0);
+  // Cost as with the drain at the notice: host 0 60 s, host 1 300 s, replacement 250 s.
+  EXPECT_NEAR(extra["cost_usd"]["spot"].get<double>(), (60.0 + 300.0 + 250.0) / 3600.0, 1e-12);
+}
+
+/// No replacement before the revocation (provisioning 100 s): host 0 serves until the drain
+/// lead before 60 s. Lead 5 s: drained at 55 s, last start 53.2 s (finishes 57.2 s), nothing
+/// runs at the revocation. Lead 1 s: drained at 59 s, last start 57.2 s, finishing at 61.2 s,
+/// after the revocation: one batch running at it.
+TEST(SpotRevocation, DrainLeadBeforeTheRevocationWithoutReplacement) {
+  auto five = revoked_at_60s(SpotDrain::kAtReplacement, seconds(100), seconds(5));
+  EXPECT_EQ(last_start_on_device0(five), seconds(53.2));
+  EXPECT_EQ(five.extra["spot"]["batches_running_at_revocation"], 0);
+  auto one = revoked_at_60s(SpotDrain::kAtReplacement, seconds(100), seconds(1));
+  EXPECT_EQ(last_start_on_device0(one), seconds(57.2));
+  EXPECT_EQ(one.extra["spot"]["batches_running_at_revocation"], 1);
+  EXPECT_EQ(one.records.size(), 41u);
+}
+
+/// `n` spot hosts without GPUs (and an owned host with one) and no work, the interval model with
+/// P_rev `p` every 10 s and a fixed 30 s notice, no replacement; returns the notices counted at
+/// `until`.
+std::uint64_t notices(int n, double p, SpotPhase phase, Time until, std::uint64_t seed) {
+  ServerlessConfig c = default_serverless_config();
+  auto t = testing::host(0, "A100-40GB", n);
+  t.spec.market = cluster::Market::kSpot;
+  c.hosts.push_back(t);
+  c.hosts.push_back(testing::host(1));  // an owned host with a GPU, for the function
+  c.spot.revocation_interval = seconds(10);
+  c.spot.revocation_probability = p;
+  c.spot.phase = phase;
+  c.spot.notice_min = c.spot.notice_max = seconds(30);
+  c.functions.push_back(testing::function("f", "test/fig42", 1));
+  Harness h(std::move(c), testing::reference_policies(), seed);
+  h.sim.run_until(until);
+  return h.platform->summary_extra(h.sim.now())["spot"]["notices"].get<std::uint64_t>();
+}
+
+/// Aligned: draws at 10, 20, 30 s. A host is noticed by the k-th draw with probability
+/// 1 - (1 - p)^k, so for 1000 hosts and p = 0.3 the count is Binomial(1000, 0.3) at 10.5 s
+/// (mean 300, sd 14.5) and Binomial(1000, 0.657) at 30.5 s (mean 657, sd 15.0); within 4 sd.
+/// Nothing before the first draw; every host at the first draw with p = 1; none with p = 0.
+TEST(SpotRevocation, IntervalModelCountsAreBinomial) {
+  EXPECT_EQ(notices(1000, 0.3, SpotPhase::kAligned, seconds(9.5), 3), 0u);
+  const auto one = static_cast<double>(notices(1000, 0.3, SpotPhase::kAligned, seconds(10.5), 3));
+  EXPECT_NEAR(one, 300.0, 4 * std::sqrt(1000 * 0.3 * 0.7));
+  const double q3 = 1 - std::pow(0.7, 3);
+  const auto three = static_cast<double>(notices(1000, 0.3, SpotPhase::kAligned, seconds(30.5), 3));
+  EXPECT_NEAR(three, 1000 * q3, 4 * std::sqrt(1000 * q3 * (1 - q3)));
+  EXPECT_EQ(notices(50, 1.0, SpotPhase::kAligned, seconds(10.5), 3), 50u);
+  EXPECT_EQ(notices(50, 0.0, SpotPhase::kAligned, seconds(100), 3), 0u);
+}
+
+/// Uniform phase: each host's first draw is uniform in (0, 10 s], so by 5 s (whole seconds:
+/// 1..5 of 1..10) half the hosts have drawn once: Binomial(1000, 0.5 x 0.3), mean 150, sd
+/// 11.3; by 10.5 s all have: mean 300 as aligned.
+TEST(SpotRevocation, UniformPhaseSpreadsTheFirstDraw) {
+  const auto half = static_cast<double>(notices(1000, 0.3, SpotPhase::kUniform, seconds(5.5), 5));
+  EXPECT_NEAR(half, 150.0, 4 * std::sqrt(1000 * 0.15 * 0.85));
+  const auto all = static_cast<double>(notices(1000, 0.3, SpotPhase::kUniform, seconds(10.5), 5));
+  EXPECT_NEAR(all, 300.0, 4 * std::sqrt(1000 * 0.3 * 0.7));
+}
+
+/// A revoked host is gone at notice + 30 s: with p = 1 every host is noticed at 10 s and
+/// revoked at 40 s (aligned).
+TEST(SpotRevocation, RevocationFollowsTheNotice) {
+  ServerlessConfig c = default_serverless_config();
+  auto t = testing::host(0, "A100-40GB", 4);
+  t.spec.market = cluster::Market::kSpot;
+  t.spec.price_per_hour = 3600.0;  // $1 per second
+  c.hosts.push_back(t);
+  c.hosts.push_back(testing::host(1));  // an owned host with a GPU, for the function
+  c.spot.revocation_interval = seconds(10);
+  c.spot.revocation_probability = 1.0;
+  c.spot.phase = SpotPhase::kAligned;
+  c.spot.notice_min = c.spot.notice_max = seconds(30);
+  c.functions.push_back(testing::function("f", "test/fig42", 1));
+  Harness h(std::move(c), testing::reference_policies());
+  h.sim.run_until(seconds(39.5));
+  EXPECT_EQ(h.platform->summary_extra(h.sim.now())["spot"]["revocations"], 0);
+  h.sim.run_until(seconds(100));
+  const auto extra = h.platform->summary_extra(h.sim.now());
+  EXPECT_EQ(extra["spot"]["revocations"], 4);
+  EXPECT_NEAR(extra["cost_usd"]["spot"].get<double>(), 4 * 40.0, 1e-6);  // 160 s x $1/s
+}
+
+}  // namespace
+}  // namespace sim::platform
