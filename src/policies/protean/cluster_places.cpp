@@ -161,11 +161,14 @@ std::size_t place_at(const PlaceScratch& s, const Location& l) {
 
 void cluster_places(const PlatformView& view, LoadScope scope, const GpuSet& excluded,
                     std::vector<Place>& out, PlaceScratch& scratch, AdmissionMemory memory) {
-  // kLive under kPlatform: the view's free memory as it is (see AdmissionMemory).
+  // The view's free memory is what the platform holds: every live container's resident
+  // memory (its weights, or its footprint under batch-footprint) and the running batches'
+  // activations. kBusy and kLive under kPlatform take it as it is; kLive under kBatchFootprint
+  // gives back the activations held and charges every live container's batch (see
+  // AdmissionMemory).
   const bool charge_batches =
-      scope == LoadScope::kBusy || memory == AdmissionMemory::kBatchFootprint;
-  auto live_free = [&](double free_gb, double activations_gb, double memory_gb) {
-    if (scope == LoadScope::kBusy) return memory_gb;
+      scope == LoadScope::kLive && memory == AdmissionMemory::kBatchFootprint;
+  auto live_free = [&](double free_gb, double activations_gb) {
     return charge_batches ? free_gb + activations_gb : free_gb;
   };
   static const std::string kWholeGpu;
@@ -187,7 +190,7 @@ void cluster_places(const PlatformView& view, LoadScope scope, const GpuSet& exc
       const std::size_t first = scratch.slot_begin[scratch.gpu_begin[k] + g];
       if (!gv.mig) {
         fill_place(next(first), {h.index, gi, -1}, kWholeGpu, exclusive, gv.instances, gv.memory_gb,
-                   gv.memory_free_gb, live_free(gv.memory_free_gb, gv.activations_gb, gv.memory_gb),
+                   gv.memory_free_gb, live_free(gv.memory_free_gb, gv.activations_gb),
                    gv.resident_gb, gv.activation_room_gb);
         continue;
       }
@@ -196,7 +199,7 @@ void cluster_places(const PlatformView& view, LoadScope scope, const GpuSet& exc
         if (!sv.enabled) continue;
         fill_place(next(first + s), {h.index, gi, static_cast<int>(s)}, sv.profile, exclusive,
                    sv.instances, sv.memory_gb, sv.memory_free_gb,
-                   live_free(sv.memory_free_gb, sv.activations_gb, sv.memory_gb), sv.resident_gb,
+                   live_free(sv.memory_free_gb, sv.activations_gb), sv.resident_gb,
                    sv.activation_room_gb);
       }
     }
@@ -212,11 +215,10 @@ void cluster_places(const PlatformView& view, LoadScope scope, const GpuSet& exc
     if (f == nullptr) continue;
     SliceLoad& load = out[p].load;
     (is_strict(*f) ? load.strict_fbr : load.best_effort_fbr) += f->fbr;
-    // kBusy, and kLive under kBatchFootprint: each container counts at its footprint (kLive:
-    // the resident part is already out of the view's free memory, the activations of its
-    // batch, running or to come, are taken here).
-    if (charge_batches)
-      load.memory_free_gb -= scope == LoadScope::kBusy ? f->device_memory_gb : f->activation_gb;
+    // kLive under kBatchFootprint: each container counts at its footprint (the resident part
+    // is already out of the view's free memory, the activations of its batch, running or to
+    // come, are taken here).
+    if (charge_batches) load.memory_free_gb -= f->activation_gb;
   }
 }
 
