@@ -18,10 +18,25 @@ double rdf_on(const FunctionView& f, const std::string& profile) {
   return it != f.rdf.end() ? it->second : 1.0;
 }
 
-int containers_needed(const FunctionView& f, ContainerCount count, double interval_s, int nodes) {
+namespace {
+
+// n_r's arrival term (§4.2): the arrival rate (first rate window) over one 7g batch or one
+// monitor interval.
+double requests_to_come(const FunctionView& f, ContainerCount count, double interval_s) {
   const double rate = f.arrival_rate.empty() ? 0.0 : f.arrival_rate.front();
-  const double window = count == ContainerCount::kInFlight ? f.batch_latency_s : interval_s;
-  const double n_r = rate * window + static_cast<double>(f.queue_length);
+  return rate * (count == ContainerCount::kInFlight ? f.batch_latency_s : interval_s);
+}
+
+// Whether n_r counts the requests already queued (every reading but kIntervalArrivals).
+bool counts_queue(ContainerCount count) {
+  return count != ContainerCount::kIntervalArrivals;
+}
+
+}  // namespace
+
+int containers_needed(const FunctionView& f, ContainerCount count, double interval_s, int nodes) {
+  const double queued = counts_queue(count) ? static_cast<double>(f.queue_length) : 0.0;
+  const double n_r = requests_to_come(f, count, interval_s) + queued;
   const int batch = std::max(1, f.config.max_batch);
   // n_c = sum over the nodes forming batches of ceil(n_r,node / batch_size) (§4.2 applied where
   // the batches are formed, §4); a node needs a whole request to form one.
@@ -67,17 +82,19 @@ ContainerNeed container_need(const FunctionView& f, ContainerCount count, double
   std::size_t held = 0;
   for (const auto& [h, q] : f.node_queues)
     if (std::binary_search(workers.begin(), workers.end(), h)) held += q;
-  const double rate = f.arrival_rate.empty() ? 0.0 : f.arrival_rate.front();
-  const double window = count == ContainerCount::kInFlight ? f.batch_latency_s : interval_s;
+  // Under kIntervalArrivals no queue is counted: the pool is the arrivals alone and a node's
+  // backlog adds nothing there (at_node stays empty).
+  const bool queue = counts_queue(count);
   const double pool =
-      rate * window + static_cast<double>(f.queue_length - std::min(held, f.queue_length));
+      requests_to_come(f, count, interval_s) +
+      (queue ? static_cast<double>(f.queue_length - std::min(held, f.queue_length)) : 0.0);
   const double batch = std::max(1, f.config.max_batch);
   const int k = std::max(1, std::min(nodes, static_cast<int>(std::ceil(pool - 1e-9))));
   const double share = pool / k;
   const int for_share = static_cast<int>(std::ceil(share / batch - 1e-9));
   need.anywhere = k * for_share;
   for (const auto& [h, q] : f.node_queues) {
-    if (!std::binary_search(workers.begin(), workers.end(), h)) continue;
+    if (!queue || !std::binary_search(workers.begin(), workers.end(), h)) continue;
     const int at =
         static_cast<int>(std::ceil((share + static_cast<double>(q)) / batch - 1e-9)) - for_share;
     if (at > 0) need.at_node[h] = at;

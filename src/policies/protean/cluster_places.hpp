@@ -44,7 +44,12 @@ enum class ContainerCount : std::uint8_t {
   kInFlight,
   /// the requests that arrive during one monitor interval plus those queued: "at least one
   /// container to service each incoming request batch" per interval (§4, Fig. 4)
-  kIntervalBatches
+  kIntervalBatches,
+  /// the requests that arrive during one monitor interval, the queue not counted: §4.2's
+  /// "one container spawned for each batch of requests received", n_r "the total number of
+  /// incoming requests" read as arrivals only (a backlog adds no containers; those sized for
+  /// the arrivals drain it)
+  kIntervalArrivals
 };
 
 /// Where the batches that n_c counts are formed (Protean §4: requests are "load-balanced across
