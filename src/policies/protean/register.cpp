@@ -257,6 +257,13 @@ PolicyKind spot_procurement() {
       .def("60s")
       .at_least(0)
       .doc("Spot Only: time between spot retries (assumption)");
+  s->add("retry", ParamType::kBool)
+      .def(true)
+      .doc(
+          "Spot Only: retry a failed spot request every retry_interval until one succeeds; "
+          "false: a worker whose replacement request failed is not replaced (§4.5 describes "
+          "the retry only as the spot request made at the notice; §6.1.3 says no more of "
+          "Spot Only than that it employs only spot VMs)");
   return {kProcurement, "protean-spot", doc, s,
           [](const json& p, PolicyContext ctx) -> std::unique_ptr<Policy> {
             SpotProcurementConfig c;
@@ -265,6 +272,7 @@ PolicyKind spot_procurement() {
             c.spot_unavailable = p.at("spot_unavailable").get<double>();
             c.spot_only = p.at("spot_only").get<bool>();
             c.retry_interval = config::get_duration(p, "retry_interval");
+            c.retry = p.at("retry").get<bool>();
             return std::make_unique<SpotProcurement>(c, std::move(ctx.rng));
           }};
 }

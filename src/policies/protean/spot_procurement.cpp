@@ -16,7 +16,7 @@ Decisions SpotProcurement::decide(const PlatformView& view) {
       d.request_vms.push_back({config_.spot_template, Market::kSpot, h});
     } else if (!config_.spot_only) {
       d.request_vms.push_back({config_.on_demand_template, Market::kOnDemand, h});
-    } else {
+    } else if (config_.retry) {
       if (owed_.empty()) next_retry_ = view.now + config_.retry_interval;
       owed_.push_back(h);
     }

@@ -2,7 +2,8 @@
 /// Protean §4.5 cost-aware procurement: a spot VM replaces every spot VM under revocation
 /// notice; when the spot request fails (spot capacity unavailable, probability P_rev, the
 /// paper's measure of spot availability) an on-demand VM is requested instead. "Spot Only"
-/// never falls back: it retries the spot request every retry interval until one succeeds.
+/// never falls back: it retries the spot request every retry interval until one succeeds
+/// (or, with `retry` off, leaves the worker unreplaced).
 
 #include <cstdint>
 #include <deque>
@@ -19,6 +20,7 @@ struct SpotProcurementConfig {
   double spot_unavailable = 0;  ///< P_rev: probability that a spot request fails
   bool spot_only = false;
   Time retry_interval = seconds(60);
+  bool retry = true;  ///< Spot Only: retry a failed spot request (false: never)
 };
 
 class SpotProcurement final : public Procurement {

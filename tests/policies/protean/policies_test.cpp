@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <vector>
 
 #include "protean/container_placement.hpp"
 #include "protean/job_distributor.hpp"
@@ -475,6 +476,56 @@ TEST(SpotProcurement, ReplacesRevokedVmsBySpotThenOnDemand) {
   c.spot_only = true;
   SpotProcurement spot_only(c, RandomStream(1));
   EXPECT_TRUE(spot_only.decide(v).request_vms.empty());
+}
+
+/// Spot Only retries a failed spot request every retry_interval (60 s) after the notice
+/// until one succeeds: with P_rev = 0.5 exactly one spot request over an hour, at a whole
+/// number of minutes after the notice at 0 s (60 failures in a row: probability 2^-60).
+/// With `retry` off, a failed request is never repeated: a request only at the notice, for
+/// the same seeds as with retries (the same first draw), none for the others.
+TEST(SpotProcurement, SpotOnlyRetriesOrLeavesTheWorkerUnreplaced) {
+  PlatformView v;
+  HostView h;
+  h.index = 0;
+  h.market = Market::kSpot;
+  h.revocation_at = seconds(60);
+  v.hosts = {h};
+  SpotProcurementConfig c;
+  c.spot_unavailable = 0.5;
+  c.spot_only = true;
+  // Per seed: the time of each mode's request, -1 for none.
+  std::vector<int> with_retry, without;
+  for (const bool retry : {true, false}) {
+    c.retry = retry;
+    for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+      SpotProcurement p(c, RandomStream(seed));
+      int at = -1;
+      int requests = 0;
+      for (int t = 0; t <= 3600; t += 10) {
+        v.now = seconds(t);
+        for (const auto& r : p.decide(v).request_vms) {
+          EXPECT_EQ(r.market, Market::kSpot);
+          EXPECT_EQ(r.replaces, 0);
+          at = t;
+          ++requests;
+        }
+      }
+      EXPECT_LE(requests, 1) << seed;
+      (retry ? with_retry : without).push_back(at);
+    }
+  }
+  int at_notice = 0;
+  int retried = 0;
+  for (std::size_t k = 0; k < with_retry.size(); ++k) {
+    EXPECT_GE(with_retry[k], 0) << k;
+    EXPECT_EQ(with_retry[k] % 60, 0) << k;
+    EXPECT_EQ(without[k], with_retry[k] == 0 ? 0 : -1) << k;
+    if (with_retry[k] == 0) ++at_notice;
+    if (with_retry[k] > 0) ++retried;
+  }
+  // Both outcomes of the first draw occur among 20 seeds (each has probability 2^-20 of not).
+  EXPECT_GT(at_notice, 0);
+  EXPECT_GT(retried, 0);
 }
 
 /// Each request names the host it replaces (the platform redirects the traffic to the new VM,
