@@ -103,10 +103,11 @@ TEST(SpotRevocation, DrainLeadBeforeTheRevocationWithoutReplacement) {
 /// The batch running at the revocation (lead 1 s: the request of 55 s, started at 57.2 s on
 /// host 0, due at 61.2 s) is cut at 60 s when the spot_revoked_batches setting says so. Drop:
 /// its request is recorded dropped at 60 s, the other 40 served, none on host 0 after 60 s.
-/// Requeue: it goes back through the gateway at 60 s, the oldest request queued there, so it
-/// takes the first start after 60 s: where and when the request of 60 s starts when the batch
-/// is let finish (on host 1, device 1: the request of 60 s queues behind it), 4 s later for
-/// that one.
+/// Requeue: it goes back through the gateway at 60 s and joins the queue's end like a new
+/// arrival (keeping its arrival time), behind the request of 60 s, which arrived before the
+/// revocation event of the same instant. So the request of 60 s starts where and when it does
+/// when the batch is let finish (host 1, device 1), the cut one 4 s later on the same device,
+/// and the request of 65 s 4 s later than when the batch is let finish.
 TEST(SpotRevocation, BatchRunningAtTheRevocationIsCut) {
   const auto find = [](const Outcome& h, Time arrival) {
     const auto it = std::find_if(h.records.begin(), h.records.end(),
@@ -145,9 +146,10 @@ TEST(SpotRevocation, BatchRunningAtTheRevocationIsCut) {
   const auto next = find(finish, seconds(60));
   EXPECT_NE(retried.outcome, metrics::Outcome::kDropped);
   EXPECT_EQ(next.device, 1);
+  EXPECT_EQ(find(requeue, seconds(60)).start, next.start);
   EXPECT_EQ(retried.device, next.device);
-  EXPECT_EQ(retried.start, next.start);
-  EXPECT_EQ(find(requeue, seconds(60)).start, next.start + seconds(4));
+  EXPECT_EQ(retried.start, next.start + seconds(4));
+  EXPECT_EQ(find(requeue, seconds(65)).start, find(finish, seconds(65)).start + seconds(4));
   for (const auto& r : requeue.records)
     EXPECT_NE(r.outcome, metrics::Outcome::kDropped);
   EXPECT_EQ(requeue.extra["spot"]["requests_cut_at_revocation"], 1);
