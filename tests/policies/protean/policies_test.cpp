@@ -528,6 +528,53 @@ TEST(SpotProcurement, SpotOnlyRetriesOrLeavesTheWorkerUnreplaced) {
   EXPECT_GT(retried, 0);
 }
 
+/// availability_interval 300 s: one draw of spot capacity per interval from time zero, shared
+/// by every request in it. Two notices at 10 s get the same market (P_rev 0.5: over 20 seeds
+/// both outcomes occur, each seed's pair agrees); a third at 290 s (same interval) agrees with
+/// them. Per request (0 s), the pair differs for some seed (probability 1 - 2^-20).
+TEST(SpotProcurement, AvailabilityPerIntervalIsSharedByItsRequests) {
+  const auto markets = [](Time interval, std::uint64_t seed) {
+    SpotProcurementConfig c;
+    c.spot_unavailable = 0.5;
+    c.availability_interval = interval;
+    SpotProcurement p(c, RandomStream(seed));
+    PlatformView v;
+    HostView h;
+    h.market = Market::kSpot;
+    h.revocation_at = seconds(60);
+    for (const int i : {0, 1}) {
+      h.index = i;
+      v.hosts.push_back(h);
+    }
+    v.now = seconds(10);
+    std::vector<Market> out;
+    for (const auto& r : p.decide(v).request_vms)
+      out.push_back(*r.market);
+    h.index = 2;
+    v.hosts.push_back(h);
+    v.now = seconds(290);
+    for (const auto& r : p.decide(v).request_vms)
+      out.push_back(*r.market);
+    return out;
+  };
+  int spot = 0;
+  int on_demand = 0;
+  int differ = 0;
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    const auto shared = markets(seconds(300), seed);
+    ASSERT_EQ(shared.size(), 3U);
+    EXPECT_EQ(shared[1], shared[0]) << seed;
+    EXPECT_EQ(shared[2], shared[0]) << seed;
+    (shared[0] == Market::kSpot ? spot : on_demand) += 1;
+    const auto each = markets(Time::zero(), seed);
+    ASSERT_EQ(each.size(), 3U);
+    if (each[0] != each[1]) ++differ;
+  }
+  EXPECT_GT(spot, 0);
+  EXPECT_GT(on_demand, 0);
+  EXPECT_GT(differ, 0);
+}
+
 /// Each request names the host it replaces (the platform redirects the traffic to the new VM,
 /// §4.5), spot or on-demand.
 TEST(SpotProcurement, RequestsNameTheReplacedHost) {
