@@ -129,6 +129,10 @@ ServerlessConfig read_serverless_config(const json& p) {
   c.spot.drain = cl.at("spot_drain").get<std::string>() == "replacement" ? SpotDrain::kAtReplacement
                                                                          : SpotDrain::kAtNotice;
   c.spot.drain_lead = config::get_duration(cl, "spot_drain_lead");
+  const auto cut = cl.at("spot_revoked_batches").get<std::string>();
+  c.spot.revoked_batches = cut == "drop"      ? SpotRevokedBatches::kDrop
+                           : cut == "requeue" ? SpotRevokedBatches::kRequeue
+                                              : SpotRevokedBatches::kFinish;
   if (c.spot.revocation_interval > Time::zero() && c.spot.revocations_per_hour > 0) {
     throw std::invalid_argument(
         "platform.cluster: spot_revocations_per_hour and spot_revocation_interval are two "

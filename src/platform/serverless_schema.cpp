@@ -160,6 +160,14 @@ std::shared_ptr<const config::Schema> cluster_schema() {
           "spot_drain replacement: the host stops taking work this long before its revocation "
           "(Protean §4.5: requests are short, '< 1s', so 'the remaining requests on the "
           "soon-to-be-evicted VM can finish before the eviction')");
+  s->add("spot_revoked_batches", ParamType::kChoice)
+      .def("finish")
+      .one_of({"finish", "drop", "requeue"})
+      .doc(
+          "a batch still running on a spot host at its revocation: finish (runs to its end on "
+          "the revoked host and is served), drop (cut: the VM is gone, its requests fail) or "
+          "requeue (cut: its requests go back through the gateway, keeping their arrival "
+          "times)");
   s->add("spot_notice_min", ParamType::kDuration)
       .def("30s")
       .at_least(0)

@@ -25,7 +25,8 @@ struct Outcome {
   nlohmann::json extra;
 };
 
-Outcome revoked_at_60s(SpotDrain drain, Time provisioning, Time lead) {
+Outcome revoked_at_60s(SpotDrain drain, Time provisioning, Time lead,
+                       SpotRevokedBatches cut = SpotRevokedBatches::kFinish) {
   ServerlessConfig c = default_serverless_config();
   auto t = testing::host(1, "A100-40GB", 2);
   t.spec.market = cluster::Market::kSpot;
@@ -38,6 +39,7 @@ Outcome revoked_at_60s(SpotDrain drain, Time provisioning, Time lead) {
   c.spot.scheduled.push_back({0, seconds(60)});
   c.spot.drain = drain;
   c.spot.drain_lead = lead;
+  c.spot.revoked_batches = cut;
   auto f = testing::function("f", "test/fig42", 1);
   f.model_bytes = 1e8;
   c.functions.push_back(f);
@@ -96,6 +98,61 @@ TEST(SpotRevocation, DrainLeadBeforeTheRevocationWithoutReplacement) {
   EXPECT_EQ(last_start_on_device0(one), seconds(57.2));
   EXPECT_EQ(one.extra["spot"]["batches_running_at_revocation"], 1);
   EXPECT_EQ(one.records.size(), 41u);
+}
+
+/// The batch running at the revocation (lead 1 s: the request of 55 s, started at 57.2 s on
+/// host 0, due at 61.2 s) is cut at 60 s when the spot_revoked_batches setting says so. Drop:
+/// its request is recorded dropped at 60 s, the other 40 served, none on host 0 after 60 s.
+/// Requeue: it goes back through the gateway at 60 s and joins the queue's end like a new
+/// arrival (keeping its arrival time), behind the request of 60 s, which arrived before the
+/// revocation event of the same instant. So the request of 60 s starts where and when it does
+/// when the batch is let finish (host 1, device 1), the cut one 4 s later on the same device,
+/// and the request of 65 s 4 s later than when the batch is let finish.
+TEST(SpotRevocation, BatchRunningAtTheRevocationIsCut) {
+  const auto find = [](const Outcome& h, Time arrival) {
+    const auto it = std::find_if(h.records.begin(), h.records.end(),
+                                 [arrival](const auto& r) { return r.arrival == arrival; });
+    EXPECT_NE(it, h.records.end());
+    return *it;
+  };
+  const auto finish = revoked_at_60s(SpotDrain::kAtReplacement, seconds(100), seconds(1),
+                                     SpotRevokedBatches::kFinish);
+  EXPECT_EQ(find(finish, seconds(55)).finish, seconds(61.2));  // ran past the revocation
+  EXPECT_EQ(finish.extra["spot"]["requests_cut_at_revocation"], 0);
+
+  const auto drop = revoked_at_60s(SpotDrain::kAtReplacement, seconds(100), seconds(1),
+                                   SpotRevokedBatches::kDrop);
+  EXPECT_EQ(drop.records.size(), 41u);
+  EXPECT_EQ(drop.in_system, 0u);
+  const auto lost = find(drop, seconds(55));
+  EXPECT_EQ(lost.outcome, metrics::Outcome::kDropped);
+  EXPECT_EQ(lost.finish, seconds(60));
+  int dropped = 0;
+  for (const auto& r : drop.records) {
+    if (r.outcome == metrics::Outcome::kDropped) ++dropped;
+    if (r.outcome != metrics::Outcome::kDropped && r.device == 0) {
+      EXPECT_LE(r.finish, seconds(60));
+    }
+  }
+  EXPECT_EQ(dropped, 1);
+  EXPECT_EQ(drop.extra["spot"]["batches_running_at_revocation"], 1);
+  EXPECT_EQ(drop.extra["spot"]["requests_cut_at_revocation"], 1);
+
+  const auto requeue = revoked_at_60s(SpotDrain::kAtReplacement, seconds(100), seconds(1),
+                                      SpotRevokedBatches::kRequeue);
+  EXPECT_EQ(requeue.records.size(), 41u);
+  EXPECT_EQ(requeue.in_system, 0u);
+  const auto retried = find(requeue, seconds(55));
+  const auto next = find(finish, seconds(60));
+  EXPECT_NE(retried.outcome, metrics::Outcome::kDropped);
+  EXPECT_EQ(next.device, 1);
+  EXPECT_EQ(find(requeue, seconds(60)).start, next.start);
+  EXPECT_EQ(retried.device, next.device);
+  EXPECT_EQ(retried.start, next.start + seconds(4));
+  EXPECT_EQ(find(requeue, seconds(65)).start, find(finish, seconds(65)).start + seconds(4));
+  for (const auto& r : requeue.records)
+    EXPECT_NE(r.outcome, metrics::Outcome::kDropped);
+  EXPECT_EQ(requeue.extra["spot"]["requests_cut_at_revocation"], 1);
 }
 
 /// `n` spot hosts without GPUs (and an owned host with one) and no work, the interval model with

@@ -82,6 +82,18 @@ enum class SpotDrain : std::uint8_t {
   kAtReplacement,
 };
 
+/// What happens at a spot host's revocation to a batch still running on it.
+enum class SpotRevokedBatches : std::uint8_t {
+  /// it runs to its end and its requests are served (the execution models cannot abort a
+  /// batch; the batch is counted in spot.batches_running_at_revocation)
+  kFinish,
+  /// it is cut: the VM and the work on it are gone, its requests fail (records "dropped")
+  kDrop,
+  /// it is cut and its requests go back through the gateway to the remaining hosts, keeping
+  /// their arrival times (a retry of the lost invocation)
+  kRequeue,
+};
+
 /// When a spot host's first revocation draw of the interval model falls.
 enum class SpotPhase : std::uint8_t {
   /// hosts present at time zero: uniform in (0, interval] (the run starts at an unknown point
@@ -100,6 +112,7 @@ struct SpotSettings {
   SpotPhase phase{};
   SpotDrain drain{};
   Time drain_lead;  ///< kAtReplacement: stop taking work this long before the revocation
+  SpotRevokedBatches revoked_batches{};
   Time notice_min;  ///< Protean §4.5: 30 to 120 s notice
   Time notice_max;
   struct Scheduled {

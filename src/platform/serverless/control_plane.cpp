@@ -11,6 +11,7 @@
 #include "feasibility.hpp"
 #include "function_table.hpp"
 #include "operator_stats.hpp"
+#include "records.hpp"
 #include "replica_stats.hpp"
 #include "sim/network/topology_config.hpp"
 #include "view_builder.hpp"
@@ -119,12 +120,62 @@ void ControlPlane::revocation_notice(int host) {
   stop_on_host(host);
 }
 
-std::uint64_t ControlPlane::revoked(int host) {
+FleetEvents::RevokedWork ControlPlane::revoked(int host) {
   stats_.host_event(host, sim_.now(), "revoked", {});
-  std::uint64_t running = 0;
+  // The drain has already stopped every instance of the host that was not running a batch:
+  // those left are running one.
+  RevokedWork work;
+  std::vector<Inst*> busy;
   for (const auto& [id, inst] : instances_)
-    if (inst->loc.host == host) ++running;
-  return running;
+    if (inst->loc.host == host) busy.push_back(inst.get());
+  work.batches = busy.size();
+  if (config_.spot.revoked_batches == SpotRevokedBatches::kFinish) return work;
+  for (Inst* inst : busy)
+    work.requests += cut_batch(*inst);
+  return work;
+}
+
+std::uint64_t ControlPlane::cut_batch(Inst& inst) {
+  // Only a batch on the instance's own execution unit: a pipelined replica's batch is held by
+  // its Pipelines and runs to its end (Protean has none).
+  const auto state = inst.life.state();
+  if (inst.pipeline != 0 || inst.pipeline_latency_s > 0 ||
+      (state != InstanceState::kBusy && state != InstanceState::kDraining)) {
+    return 0;
+  }
+  // Taken from the instance: UnitRunner's completion then reports an empty batch.
+  std::vector<Request> lost;
+  if (inst.held_count > 0) {
+    lost.assign(inst.held_requests.begin(), inst.held_requests.begin() + inst.held_count);
+    inst.held_count = 0;
+  } else {
+    lost = std::move(inst.running);
+    inst.running.clear();
+  }
+  const std::uint64_t n = lost.size();
+  running_requests_ -= n;
+  const Time now = sim_.now();
+  if (config_.spot.revoked_batches == SpotRevokedBatches::kDrop) {
+    // The VM and the work on it are gone (Protean §4.5 expects the remaining requests to
+    // "finish before the eviction"; one that has not is lost).
+    // Not a gateway drop (requests_dropped_at_gateway): spot.requests_cut_at_revocation.
+    for (const Request& r : lost)
+      context_.record(dropped_record(r.arrival, r.id, now));
+    return n;
+  }
+  std::vector<Queue*> touched;  // in first-touch order, so that pumping is deterministic
+  for (Request& r : lost) {
+    Fn& fn = *fns_[r.arrival.function];
+    Queue& to = route(*fn.queue, -1);  // the revoked host is no longer available
+    const policy::QueuedRequest v{
+        r.id, r.arrival.time, r.arrival.cls, r.arrival.application, r.arrival.slo, r.timeout};
+    to.requests.push_back(std::move(r), v);
+    ++fn.queued;
+    if (std::find(touched.begin(), touched.end(), &to) == touched.end()) touched.push_back(&to);
+  }
+  for (Queue* q : touched)
+    pump(*q);
+  return n;
 }
 
 void ControlPlane::releasing(int host) {

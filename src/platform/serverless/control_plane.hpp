@@ -57,7 +57,12 @@ class ControlPlane final : private FleetEvents, private BatchEvents {
  private:
   // FleetEvents.
   void revocation_notice(int host) override;
-  std::uint64_t revoked(int host) override;
+  RevokedWork revoked(int host) override;
+  /// SpotRevokedBatches kDrop / kRequeue: the batch running on `inst` at its host's revocation
+  /// ends there; its requests fail or go back through the gateway. The unit still reports the
+  /// batch's end (it cannot abort it), which then frees the instance and, the batch's requests
+  /// having been taken from the instance here, records nothing. Returns their number.
+  std::uint64_t cut_batch(Inst& inst);
   void releasing(int host) override;
   void host_added(int host) override;
   // BatchEvents (request_path.cpp, replicas.cpp).
@@ -202,6 +207,7 @@ class ControlPlane final : private FleetEvents, private BatchEvents {
   /// availability): every cached Queue::gateway is stale.
   std::uint64_t route_epoch_ = 1;
   std::vector<std::unique_ptr<Inst>> graveyard_;  ///< terminated, freed at the next tick
+
   InstanceId next_instance_ = 1;
   std::uint64_t next_batch_ = 1;
   /// pump()'s scratch, and finished batches' request vectors kept for later dispatches: a

@@ -137,7 +137,9 @@ void Fleet::revoke(int h) {
   host.gone = true;
   host.down_at = sim_.now();
   ++spot_revocations_;
-  revocation_overruns_ += events_.revoked(h);
+  const auto work = events_.revoked(h);
+  revocation_overruns_ += work.batches;
+  revocation_cut_requests_ += work.requests;
   host.cache.clear();
 }
 
@@ -224,6 +226,7 @@ void Fleet::write_summary(json& out, Time end) const {
   out["spot"] = {{"notices", spot_notices_},
                  {"revocations", spot_revocations_},
                  {"batches_running_at_revocation", revocation_overruns_},
+                 {"requests_cut_at_revocation", revocation_cut_requests_},
                  {"vms_provisioned", vms_provisioned_}};
 }
 

@@ -22,9 +22,13 @@ class FleetEvents {
   virtual ~FleetEvents() = default;
   /// `host` got its spot revocation notice and is no longer available: drain its instances.
   virtual void revocation_notice(int host) = 0;
-  /// `host` is revoked now; returns the batches still running on it (the execution models
-  /// cannot abort a batch, so they finish and are counted).
-  virtual std::uint64_t revoked(int host) = 0;
+  /// What was still running on a host at its revocation.
+  struct RevokedWork {
+    std::uint64_t batches = 0;   ///< batches still running
+    std::uint64_t requests = 0;  ///< their requests, when cut (SpotRevokedBatches); else 0
+  };
+  /// `host` is revoked now; its running batches finish or are cut (spot_revoked_batches).
+  virtual RevokedWork revoked(int host) = 0;
   /// `host` is being released (procurement) and is no longer available: drain its instances.
   virtual void releasing(int host) = 0;
   /// A requested VM came up as `host`.
@@ -77,6 +81,7 @@ class Fleet {
   std::uint64_t spot_notices_ = 0;
   std::uint64_t spot_revocations_ = 0;
   std::uint64_t revocation_overruns_ = 0;
+  std::uint64_t revocation_cut_requests_ = 0;
   std::uint64_t vms_provisioned_ = 0;
 };
 

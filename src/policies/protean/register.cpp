@@ -260,6 +260,22 @@ PolicyKind spot_procurement() {
       .def("60s")
       .at_least(0)
       .doc("Spot Only: time between spot retries (assumption)");
+  s->add("retry", ParamType::kBool)
+      .def(true)
+      .doc(
+          "Spot Only: retry a failed spot request every retry_interval until one succeeds; "
+          "false: a worker whose replacement request failed is not replaced (§4.5 describes "
+          "the retry only as the spot request made at the notice; §6.1.3 says no more of "
+          "Spot Only than that it employs only spot VMs)");
+  s->add("availability_interval", ParamType::kDuration)
+      .def("0s")
+      .at_least(0)
+      .doc(
+          "0: each spot request fails independently with probability spot_unavailable; "
+          "longer: spot capacity is drawn once per interval of this length from time zero "
+          "(missing with probability spot_unavailable) and every request of an interval "
+          "where it is missing fails (a reading of §5's 'fixed time intervals' and 'spot VM "
+          "availability'; the paper states neither)");
   return {kProcurement, "protean-spot", doc, s,
           [](const json& p, PolicyContext ctx) -> std::unique_ptr<Policy> {
             SpotProcurementConfig c;
@@ -268,6 +284,8 @@ PolicyKind spot_procurement() {
             c.spot_unavailable = p.at("spot_unavailable").get<double>();
             c.spot_only = p.at("spot_only").get<bool>();
             c.retry_interval = config::get_duration(p, "retry_interval");
+            c.retry = p.at("retry").get<bool>();
+            c.availability_interval = config::get_duration(p, "availability_interval");
             return std::make_unique<SpotProcurement>(c, std::move(ctx.rng));
           }};
 }

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <vector>
 
 #include "protean/container_placement.hpp"
 #include "protean/job_distributor.hpp"
@@ -475,6 +476,103 @@ TEST(SpotProcurement, ReplacesRevokedVmsBySpotThenOnDemand) {
   c.spot_only = true;
   SpotProcurement spot_only(c, RandomStream(1));
   EXPECT_TRUE(spot_only.decide(v).request_vms.empty());
+}
+
+/// Spot Only retries a failed spot request every retry_interval (60 s) after the notice
+/// until one succeeds: with P_rev = 0.5 exactly one spot request over an hour, at a whole
+/// number of minutes after the notice at 0 s (60 failures in a row: probability 2^-60).
+/// With `retry` off, a failed request is never repeated: a request only at the notice, for
+/// the same seeds as with retries (the same first draw), none for the others.
+TEST(SpotProcurement, SpotOnlyRetriesOrLeavesTheWorkerUnreplaced) {
+  PlatformView v;
+  HostView h;
+  h.index = 0;
+  h.market = Market::kSpot;
+  h.revocation_at = seconds(60);
+  v.hosts = {h};
+  SpotProcurementConfig c;
+  c.spot_unavailable = 0.5;
+  c.spot_only = true;
+  // Per seed: the time of each mode's request, -1 for none.
+  std::vector<int> with_retry, without;
+  for (const bool retry : {true, false}) {
+    c.retry = retry;
+    for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+      SpotProcurement p(c, RandomStream(seed));
+      int at = -1;
+      int requests = 0;
+      for (int t = 0; t <= 3600; t += 10) {
+        v.now = seconds(t);
+        for (const auto& r : p.decide(v).request_vms) {
+          EXPECT_EQ(r.market, Market::kSpot);
+          EXPECT_EQ(r.replaces, 0);
+          at = t;
+          ++requests;
+        }
+      }
+      EXPECT_LE(requests, 1) << seed;
+      (retry ? with_retry : without).push_back(at);
+    }
+  }
+  int at_notice = 0;
+  int retried = 0;
+  for (std::size_t k = 0; k < with_retry.size(); ++k) {
+    EXPECT_GE(with_retry[k], 0) << k;
+    EXPECT_EQ(with_retry[k] % 60, 0) << k;
+    EXPECT_EQ(without[k], with_retry[k] == 0 ? 0 : -1) << k;
+    if (with_retry[k] == 0) ++at_notice;
+    if (with_retry[k] > 0) ++retried;
+  }
+  // Both outcomes of the first draw occur among 20 seeds (each has probability 2^-20 of not).
+  EXPECT_GT(at_notice, 0);
+  EXPECT_GT(retried, 0);
+}
+
+/// availability_interval 300 s: one draw of spot capacity per interval from time zero, shared
+/// by every request in it. Two notices at 10 s get the same market (P_rev 0.5: over 20 seeds
+/// both outcomes occur, each seed's pair agrees); a third at 290 s (same interval) agrees with
+/// them. Per request (0 s), the pair differs for some seed (probability 1 - 2^-20).
+TEST(SpotProcurement, AvailabilityPerIntervalIsSharedByItsRequests) {
+  const auto markets = [](Time interval, std::uint64_t seed) {
+    SpotProcurementConfig c;
+    c.spot_unavailable = 0.5;
+    c.availability_interval = interval;
+    SpotProcurement p(c, RandomStream(seed));
+    PlatformView v;
+    HostView h;
+    h.market = Market::kSpot;
+    h.revocation_at = seconds(60);
+    for (const int i : {0, 1}) {
+      h.index = i;
+      v.hosts.push_back(h);
+    }
+    v.now = seconds(10);
+    std::vector<Market> out;
+    for (const auto& r : p.decide(v).request_vms)
+      out.push_back(*r.market);
+    h.index = 2;
+    v.hosts.push_back(h);
+    v.now = seconds(290);
+    for (const auto& r : p.decide(v).request_vms)
+      out.push_back(*r.market);
+    return out;
+  };
+  int spot = 0;
+  int on_demand = 0;
+  int differ = 0;
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    const auto shared = markets(seconds(300), seed);
+    ASSERT_EQ(shared.size(), 3U);
+    EXPECT_EQ(shared[1], shared[0]) << seed;
+    EXPECT_EQ(shared[2], shared[0]) << seed;
+    (shared[0] == Market::kSpot ? spot : on_demand) += 1;
+    const auto each = markets(Time::zero(), seed);
+    ASSERT_EQ(each.size(), 3U);
+    if (each[0] != each[1]) ++differ;
+  }
+  EXPECT_GT(spot, 0);
+  EXPECT_GT(on_demand, 0);
+  EXPECT_GT(differ, 0);
 }
 
 /// Each request names the host it replaces (the platform redirects the traffic to the new VM,
