@@ -167,10 +167,11 @@ class EventQueue {
   /// Rung 0 spreads Top over buckets of about kSpread events each (Tang et al.: one), so that
   /// the buckets being filled are few: at N = 1e5 pending events ~3,000 buckets instead of
   /// ~100,000, whose heads and last chunks stay in cache, where one bucket per event made each
-  /// insertion miss twice (bucket, chunk). The bucket then holds ~30 x kSpread / 2 events when
+  /// insertion miss twice (bucket, chunk). The bucket then holds ~15 x kSpread (~480) events when
   /// it reaches Bottom and is sorted in cache (sort_bottom). Measured 2026-11-27 at N = 1e5
-  /// (hold model, load 15-17): kSpread 1 ~10 M events/s, 16 ~15, 32 ~14-15, 64 ~14-16,
-  /// 128 ~10-14, 256 ~8.
+  /// (hold model, load 13-17, M events/s): kSpread 1 ~10; 16 14.5-15.6; 32 13.4-15.9; 64
+  /// 8.0-9.6 (buckets of ~1,000 then often exceed kThresh and split; 14-16 with kThresh
+  /// 8192); 128 10-14 and 256 ~8 (kThresh 100,000). kThresh is twice the usual bucket.
   static constexpr std::size_t kSpread = 32;
   /// Rungs at most (Tang et al. use 8); the last rung's buckets go to Bottom whatever their size.
   static constexpr std::size_t kMaxRungs = 8;
