@@ -21,6 +21,8 @@ constexpr std::size_t kStaleSlack = 1024;
 // Bottom is turned back into a rung when insertions make it larger than this and than twice
 // its size after the last refill (so an unsplittable refill cannot make this repeat often).
 constexpr std::size_t kBottomMax = 256;
+// sort_bottom: insertion sort when no bin holds more keys than this, else std::sort per bin.
+constexpr std::uint32_t kBinSortMax = 32;
 // Bucket widths are at most 2^62 ns, so that start + nbuckets * width cannot overflow.
 constexpr int kMaxShift = 62;
 
@@ -36,7 +38,8 @@ inline int ceil_log2(std::uint64_t x) {
 }
 
 /// The shift of a rung spreading `count` events over `span` ns: a width near span / count, so
-/// that buckets hold about one event each (Tang et al., Section 3: width = span / count).
+/// that buckets hold about one event each (Tang et al., Section 3: width = span / count; rung
+/// 0 passes count / kSpread, see event_queue.hpp).
 inline int shift_for(std::uint64_t span, std::size_t count) {
   const std::uint64_t width = span / std::max<std::uint64_t>(count, 1) + 1;
   return std::min(ceil_log2(width), kMaxShift);
@@ -238,7 +241,7 @@ void EventQueue::spawn_from_top() {
   // Tang et al., Section 3.2: Top becomes rung 1 with width (MaxTS - MinTS) / NTop; later
   // events beyond its range go to Top again.
   const std::uint64_t span = top_max_ - top_min_;
-  const int shift = shift_for(span, top_.size());
+  const int shift = shift_for(span, top_.size() / kSpread);
   const std::size_t nbuckets = static_cast<std::size_t>(span >> shift) + 1;
   Rung& r = open_rung(top_min_, shift, nbuckets);
   // Stale entries are not filtered here: looking up their slots would cost a cache miss per
@@ -302,8 +305,8 @@ bool EventQueue::refill_bottom() {
       continue;
     }
     if (bottom_.size() <= 16) {
-      // Insertion sort: buckets hold about one to a dozen events, where std::sort's
-      // dispatch costs more than the sorting.
+      // Insertion sort: a small bucket (a child rung's, or a small queue's), where the
+      // counting sort's passes cost more than the sorting.
       for (std::size_t i = 1; i < bottom_.size(); ++i) {
         const Key k = bottom_[i];
         std::size_t j = i;
@@ -311,6 +314,8 @@ bool EventQueue::refill_bottom() {
           bottom_[j] = bottom_[j - 1];
         bottom_[j] = k;
       }
+    } else if (r.shift > 0) {
+      sort_bottom(bucket_start, r.shift);
     } else {
       std::sort(bottom_.begin(), bottom_.end());
     }
@@ -321,6 +326,47 @@ bool EventQueue::refill_bottom() {
       __builtin_prefetch(&slots_[static_cast<std::uint64_t>(k) & kSlotMask]);
     start_look_ahead(r);
     return true;
+  }
+}
+
+void EventQueue::sort_bottom(std::uint64_t start, int shift) {
+  // A bucket of a few hundred keys: std::sort's ~n log n comparisons of 128-bit keys, a third
+  // of them mispredicted, cost more than two passes of a counting sort on the time's high bits
+  // and an insertion sort of runs of ~2 keys. Bins split [start, start + 2^shift) evenly, so
+  // bin order is time order and only keys of one bin can be out of order.
+  const std::size_t n = bottom_.size();
+  const int bin_bits = std::min(shift, std::max(1, ceil_log2(n) - 1));
+  const int fine = shift - bin_bits;
+  const std::size_t bins = std::size_t{1} << bin_bits;
+  bin_ends_.assign(bins + 1, 0);
+  for (const Key k : bottom_)
+    ++bin_ends_[((key_time(k) - start) >> fine) + 1];
+  std::uint32_t most = 0;
+  for (std::size_t b = 1; b <= bins; ++b) {
+    most = std::max(most, bin_ends_[b]);
+    bin_ends_[b] += bin_ends_[b - 1];
+  }
+  sort_scratch_.resize(n);
+  for (const Key k : bottom_)
+    sort_scratch_[bin_ends_[(key_time(k) - start) >> fine]++] = k;
+  bottom_.swap(sort_scratch_);
+  if (most <= kBinSortMax) {
+    // One pass over all: a key stops at its bin's start, as every earlier key is earlier.
+    for (std::size_t i = 1; i < n; ++i) {
+      const Key k = bottom_[i];
+      std::size_t j = i;
+      for (; j > 0 && k < bottom_[j - 1]; --j)
+        bottom_[j] = bottom_[j - 1];
+      bottom_[j] = k;
+    }
+  } else {
+    // Clustered times (many events at one instant): O(m log m) per bin, not O(m^2).
+    std::uint32_t from = 0;
+    for (std::size_t b = 0; b < bins; ++b) {
+      const std::uint32_t to = bin_ends_[b];
+      if (to - from > 1) std::sort(bottom_.begin() + from, bottom_.begin() + to);
+      from = to;
+    }
   }
 }
 

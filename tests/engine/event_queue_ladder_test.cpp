@@ -136,10 +136,10 @@ TEST(EventQueueLadder, BimodalIncrementsMatchReference) {
 
 TEST(EventQueueLadder, ExponentialLikeIncrementsSpawnRungsAndRefillTop) {
   // Heavy-tailed increments (up to 2^40 ns, log-uniform) over a long run: rungs are spawned
-  // from Top many times and buckets split into child rungs.
+  // from Top many times. (A bucket split into a child rung: event_queue_wide_bucket_test.cpp,
+  // since rung 0's buckets hold ~kSpread events and are split only beyond kThresh = 1024.)
   Harness h;
   TestRng rng(2);
-  std::size_t max_rungs = 0;
   for (std::size_t i = 0; i < 3000; ++i)
     h.push(rng.below(std::int64_t{1} << (rng.below(40) + 1)));
   for (std::size_t s = 0; s < 60000 && !HasFailure(); ++s) {
@@ -147,11 +147,10 @@ TEST(EventQueueLadder, ExponentialLikeIncrementsSpawnRungsAndRefillTop) {
     h.push(h.now() + rng.below(std::int64_t{1} << (rng.below(40) + 1)));
     if (s % 11 == 0) h.cancel_random(rng);
     if (s % 11 == 5) h.push(h.now() + rng.below(1000));
-    max_rungs = std::max(max_rungs, h.queue().rung_count());
   }
   h.drain();
-  EXPECT_GT(h.queue().rungs_spawned(), 10U);
-  EXPECT_GE(max_rungs, 2U) << "a bucket was split into a child rung";
+  // 6 rungs with rung-0 buckets of ~kSpread events (more than 10 with one event a bucket).
+  EXPECT_GT(h.queue().rungs_spawned(), 3U);
 }
 
 TEST(EventQueueLadder, ManyEqualTimesAreFifoAcrossPhases) {
