@@ -143,6 +143,8 @@ class ControlPlane final : private FleetEvents, private BatchEvents {
                       bool warm = false, const PartSetup* part = nullptr);
   void cold_start_ready(Inst& inst);
   void became_idle(Inst& inst);
+  /// Its keep-alive ran out: terminate it if it is still idle.
+  void keep_alive_expired(InstanceId id);
   void stop_on_host(int host);
   void stop(Inst& inst);
   void terminate(Inst& inst);
@@ -179,6 +181,9 @@ class ControlPlane final : private FleetEvents, private BatchEvents {
   /// Live instances by host, ascending ids: the placement checks (fits) look at one host's.
   std::vector<std::vector<const Inst*>> on_host_;
   std::unique_ptr<ColdStarts> cold_;
+  /// Idle instances' keep-alives, tagged by instance id: set at every batch's end and
+  /// cancelled at the next batch's start, so kept out of the event queue (TimerSet).
+  TimerSet keep_alive_timers_{sim_, [this](std::uint64_t id) { keep_alive_expired(id); }};
   UnitRunner unit_runner_{static_cast<BatchEvents&>(*this)};
   std::unique_ptr<Pipelines> pipelines_;  ///< the runner of pipelined replicas' heads
 

@@ -170,12 +170,14 @@ void ControlPlane::became_idle(Inst& inst) {
   refresh_function_view(fv, fn, sim_.now(), config_.rate_windows);
   const Time timeout = policies_.keep_alive->idle_timeout(instance_view(*i), fv);
   if (timeout == Time::max()) return;
-  i->timer = sim_.schedule_in(std::max(timeout, Time::zero()), [this, id] {
-    if (Inst* x = find(id); x != nullptr && x->life.state() == InstanceState::kIdle) {
-      ++counts_.applied["keep_alive_expiry"];
-      terminate(*x);
-    }
-  });
+  i->keep_alive = keep_alive_timers_.schedule_in(std::max(timeout, Time::zero()), id);
+}
+
+void ControlPlane::keep_alive_expired(InstanceId id) {
+  if (Inst* x = find(id); x != nullptr && x->life.state() == InstanceState::kIdle) {
+    ++counts_.applied["keep_alive_expiry"];
+    terminate(*x);
+  }
 }
 
 void ControlPlane::stop_on_host(int host) {
@@ -216,6 +218,7 @@ void ControlPlane::terminate(Inst& inst) {
   policies_.dispatcher->forget(inst.id);  // the same, for a dispatcher shown every idle instance
   if (inst.replica) end_replica(inst);
   inst.timer.cancel();
+  keep_alive_timers_.cancel(inst.keep_alive);
   inst.admit.cancel();
   detach_pipeline(inst);
   cold_->cancel(inst);

@@ -16,6 +16,7 @@
 
 #include "sim/cluster/host.hpp"
 #include "sim/engine/simulation.hpp"
+#include "sim/engine/timer_set.hpp"
 #include "sim/gpu_models/execution_unit.hpp"
 #include "sim/gpu_models/model_catalog.hpp"
 #include "sim/network/transfer_manager.hpp"
@@ -269,7 +270,10 @@ struct alignas(64) Inst {
   /// start and end count on it. Reached through the host, it was three dependent misses per
   /// batch (host, its GPU vector, the device), each waiting for the one before.
   cluster::GpuDevice* gpu = nullptr;
-  EventHandle timer;                ///< keep-alive or cold-start stage
+  /// Its keep-alive while it is idle (ControlPlane::keep_alive_timers_). A cold-start
+  /// stage's event is `timer`, further down: the two are never pending together (a keep-alive
+  /// starts once the cold start is over, and an instance never goes back to one).
+  TimerSet::Ticket keep_alive;
   double pipeline_latency_s = 0.0;  ///< head: I = execution + transfers (0: not pipelined)
   std::uint64_t pipeline = 0;       ///< head with a network: its Pipeline (0: fixed times)
   std::uint64_t batch_serial = 0;   ///< its running batch's
@@ -300,6 +304,7 @@ struct alignas(64) Inst {
   std::optional<Boot> boot;
   double pipeline_interval_s = 0.0;  ///< head: max(E, N), a new request every this long
   EventHandle admit;
+  EventHandle timer;  ///< its cold-start stage's (cold_start.cpp)
 };
 
 /// Starts fetching the lines of `inst` a batch's dispatch or completion reads (Inst's fields
