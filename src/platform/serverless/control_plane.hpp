@@ -79,8 +79,10 @@ class ControlPlane final : private FleetEvents, private BatchEvents {
   std::optional<int> scan_idle(Queue& q);
   // Idle sets (idle_sets.cpp): Queue::dispatchable kept as instances change.
   [[nodiscard]] bool dispatchable(const Inst& inst) const;
-  void enter_idle_set(Queue& q, const Inst& inst);
-  void leave_idle_set(Queue& q, InstanceId id);
+  void enter_idle_set(Queue& q, Inst& inst);
+  void leave_idle_set(Queue& q, Inst& inst);
+  /// q's idle instances (Inst::in_idle), ascending ids.
+  [[nodiscard]] std::vector<Inst*> idle_instances(const Queue& q) const;
   /// Rebuilds q's set by the scan (after dispatchable_epoch_ moved).
   void resync_idle_set(Queue& q);
   /// Throws std::logic_error unless q's set is what the scan would find (debug builds check

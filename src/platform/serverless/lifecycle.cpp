@@ -138,8 +138,12 @@ void ControlPlane::cold_start_ready(Inst& inst) {
 void ControlPlane::became_idle(Inst& inst) {
   Fn& fn = *inst.fn;
   const InstanceId id = inst.id;
-  add_idle(*fn.queue, id);
-  if (fn.queue->dispatchable && dispatchable(inst)) enter_idle_set(*fn.queue, inst);
+  if (fn.queue->dispatchable) {
+    inst.in_idle = true;
+    if (dispatchable(inst)) enter_idle_set(*fn.queue, inst);
+  } else {
+    add_idle(*fn.queue, id);
+  }
   pump(*fn.queue);
   if (config_.dispatch_scope == DispatchScope::kNode) {
     // The cluster queue first (requests that arrived before any node hosted the function),
@@ -212,7 +216,7 @@ void ControlPlane::stop(Inst& inst) {
 void ControlPlane::terminate(Inst& inst) {
   const Time now = sim_.now();
   if (auto& d = inst.fn->queue->dispatchable) {
-    leave_idle_set(*inst.fn->queue, inst.id);
+    leave_idle_set(*inst.fn->queue, inst);
     d->set->forget(inst.id);  // ids are never reused: its credit would be kept for nothing
   }
   policies_.dispatcher->forget(inst.id);  // the same, for a dispatcher shown every idle instance

@@ -188,7 +188,7 @@ void ControlPlane::pump(Queue& q) {
 #ifndef NDEBUG
       check_idle_set(q);
 #endif
-      if (!q.dispatchable->ids.empty()) max_batch = q.dispatchable->batch_sizes.rbegin()->first;
+      if (q.dispatchable->members != 0) max_batch = q.dispatchable->batch_sizes.largest();
     } else {
       max_batch = scan_idle(q);
     }
@@ -271,7 +271,7 @@ void ControlPlane::pump(Queue& q) {
 
 void ControlPlane::run_batch(Inst& inst, std::vector<Request> batch) {
   const Time now = sim_.now();
-  if (inst.fn->queue->dispatchable) leave_idle_set(*inst.fn->queue, inst.id);
+  if (inst.fn->queue->dispatchable) leave_idle_set(*inst.fn->queue, inst);
   // An idle instance's only timer is its keep-alive (no cold-start stage is pending once it
   // is ready): cancelling it touches the instance alone, not the event queue.
   assert(!inst.timer.pending());
