@@ -59,6 +59,10 @@ scenario::LoadOptions load_options(const po::variables_map& vm) {
     o.overrides.push_back(
         scenario::parse_override("output.requests=" + vm["requests"].as<std::string>()));
   }
+  if (vm.count("events") != 0) {
+    o.overrides.push_back(
+        scenario::parse_override("output.events=" + vm["events"].as<std::string>()));
+  }
   return o;
 }
 
@@ -74,7 +78,9 @@ po::options_description common_options(const char* title) {
       "simulated time to run, with a unit, e.g. 3600s (overrides \"duration\")")(
       "name", po::value<std::string>(), "run name (overrides \"name\"; names the output folder)")(
       "requests", po::value<std::string>(),
-      "per-request output: hdf5, csv or none (overrides \"output.requests\")");
+      "per-request output: hdf5, csv or none (overrides \"output.requests\")")(
+      "events", po::value<std::string>(),
+      "lifecycle event log events.csv: none, lifecycle or all (overrides \"output.events\")");
   return d;
 }
 
@@ -84,7 +90,8 @@ int run_command(const Args& args, std::ostream& out, std::ostream& err) {
   auto options = common_options(
       "usage: dcsim run SCENARIO.json [options]\n\n"
       "Runs a scenario and writes OUT/NAME/summary.json, requests.h5 (or .csv), timeseries.csv\n"
-      "and the fully resolved scenario.json. Ctrl-C stops the run and writes what was recorded,\n"
+      "(events.csv with --events) and the fully resolved scenario.json. Ctrl-C stops the run and "
+      "writes what was recorded,\n"
       "marked \"partial\": true (exit code 130).\n\noptions");
   options.add_options()("out,o", po::value<std::string>()->default_value("out"),
                         "output directory; results go to OUT/NAME/")("quiet,q",

@@ -11,6 +11,7 @@
 #include "sim/gpu_models/model_catalog.hpp"
 #include "sim/metrics/atomic_file.hpp"
 #include "sim/metrics/csv_request_writer.hpp"
+#include "sim/metrics/event_log.hpp"
 #include "sim/metrics/hdf5_request_writer.hpp"
 #include "sim/metrics/summary_builder.hpp"
 #include "sim/metrics/time_series_recorder.hpp"
@@ -218,6 +219,16 @@ RunResult run_scenario(const LoadedScenario& scenario, const Registry& registry,
     }
     writer->write(r);
   };
+  // The event log writes to a file only; without files its events go nowhere (none asked).
+  const metrics::EventLevel event_level =
+      metrics::parse_event_level(output.at("events").get<std::string>());
+  std::optional<metrics::CsvEventWriter> event_writer;
+  if (options.write_files && event_level != metrics::EventLevel::kNone) {
+    fs::create_directories(result.directory);
+    event_writer.emplace(result.directory / "events.csv");
+    pctx.event_level = event_level;
+    pctx.events = [&event_writer](const metrics::LifecycleEvent& e) { event_writer->write(e); };
+  }
   auto platform = make_platform(scenario, registry, pctx);
 
   // Only a scenario that built leaves an output folder behind.
@@ -274,6 +285,7 @@ RunResult run_scenario(const LoadedScenario& scenario, const Registry& registry,
   result.summary = summary.build(sctx);
 
   if (writer) writer->close();
+  if (event_writer) event_writer->close();
   timeseries.close();
   if (options.write_files) {
     metrics::write_json_atomic(result.directory / "scenario.json", doc);

@@ -165,6 +165,13 @@ std::shared_ptr<const config::Schema> scenario_schema() {
       .def("hdf5")
       .one_of({"hdf5", "csv", "none"})
       .doc("per-request records: requests.h5 (chunked, compressed), requests.csv, or none");
+  output->add("events", ParamType::kChoice)
+      .def("none")
+      .one_of({"none", "lifecycle", "all"})
+      .doc(
+          "lifecycle event log events.csv: none; lifecycle (instances placed, ready, idle, "
+          "stopped, ended; MIG reconfigurations; VMs); or all (also every batch's start and "
+          "end, one row each); columns and event kinds: docs/events.md");
   output->add("timeseries_period", ParamType::kDuration)
       .def("1s")
       .at_least(1e-6)

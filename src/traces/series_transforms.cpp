@@ -153,6 +153,32 @@ class RampSeries final : public Wrapper {
   Rounders rounders_;
 };
 
+class PrerunSeries final : public Wrapper {
+ public:
+  PrerunSeries(std::unique_ptr<CountSeries> head, std::unique_ptr<CountSeries> in, Time duration)
+      : Wrapper(std::move(in)), duration_(duration) {
+    if (duration <= Time::zero()) throw std::invalid_argument("prerun: duration must be > 0");
+    head_ = make_window(std::move(head), Time::zero(), duration, false);
+  }
+  bool next(CountBin& bin) override {
+    if (head_ && head_->next(bin)) return true;
+    if (head_) {
+      // The replay is over: its labels are the first ones the series itself discovers again.
+      head_.reset();
+    }
+    if (!in_->next(bin)) return false;
+    bin.start += duration_;
+    return true;
+  }
+  [[nodiscard]] const std::vector<SubstreamLabel>& substreams() const override {
+    return head_ ? head_->substreams() : in_->substreams();
+  }
+
+ private:
+  std::unique_ptr<CountSeries> head_;  ///< the replay of [0, duration); null once it is over
+  Time duration_;
+};
+
 }  // namespace
 
 std::unique_ptr<CountSeries> make_window(std::unique_ptr<CountSeries> in, Time start,
@@ -170,6 +196,11 @@ std::unique_ptr<CountSeries> make_compress(std::unique_ptr<CountSeries> in, doub
 
 std::unique_ptr<CountSeries> make_ramp(std::unique_ptr<CountSeries> in, Time duration) {
   return std::make_unique<RampSeries>(std::move(in), duration);
+}
+
+std::unique_ptr<CountSeries> make_prerun(std::unique_ptr<CountSeries> head,
+                                         std::unique_ptr<CountSeries> in, Time duration) {
+  return std::make_unique<PrerunSeries>(std::move(head), std::move(in), duration);
 }
 
 double rescale_factor(CountSeries& series, const RescaleTarget& target) {

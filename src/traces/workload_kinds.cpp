@@ -93,6 +93,17 @@ std::shared_ptr<const Schema> ramp_schema() {
   return s;
 }
 
+std::shared_ptr<const Schema> prerun_schema() {
+  auto s = std::make_shared<Schema>(
+      "prerun",
+      "Play the series' own first `duration` before it, then the whole series shifted by "
+      "`duration`: a pre-run whose load builds the platform's start state (containers, "
+      "geometries) with the scheme's own policies. Lengthen the run's duration and warm-up by "
+      "`duration` so that its requests are not measured (docs/traces.md).");
+  s->add("duration", ParamType::kDuration).at_least(1e-9).doc("length of the pre-run, > 0");
+  return s;
+}
+
 std::shared_ptr<const Schema> share_schema() {
   auto s =
       std::make_shared<Schema>("share", "One part of a split; unset fields keep the arrival's.");
@@ -128,7 +139,7 @@ std::shared_ptr<const Schema> split_schema() {
 
 std::shared_ptr<const Schema> transform_schema() {
   auto s = std::make_shared<Schema>(
-      "transform", "One step: exactly one of window, rescale, compress, ramp, split.");
+      "transform", "One step: exactly one of window, rescale, compress, ramp, prerun, split.");
   optional_object(*s, "window", window_schema()).doc("time window");
   optional_object(*s, "rescale", rescale_schema())
       .doc("rescale to a mean or peak rate")
@@ -139,6 +150,7 @@ std::shared_ptr<const Schema> transform_schema() {
       });
   optional_object(*s, "compress", compress_schema()).doc("time compression");
   optional_object(*s, "ramp", ramp_schema()).doc("linear rise of the load from zero");
+  optional_object(*s, "prerun", prerun_schema()).doc("replay of the series' start before it");
   optional_object(*s, "split", split_schema())
       .doc("split by shares")
       .validate([](const json& v) -> std::string {
@@ -167,8 +179,8 @@ std::shared_ptr<const Schema> transform_schema() {
 void add_common(Schema& s) {
   constexpr const char* kTransformDoc =
       "ordered steps: {\"window\": {...}}, {\"rescale\": {...}}, {\"compress\": {...}}, "
-      "{\"ramp\": {...}}, {\"split\": {...}}; window/rescale/compress/ramp act on counts in "
-      "order, splits on arrivals";
+      "{\"ramp\": {...}}, {\"prerun\": {...}}, {\"split\": {...}}; "
+      "window/rescale/compress/ramp/prerun act on counts in order, splits on arrivals";
   s.add("function", ParamType::kString).def("default").doc("function (model) of the requests");
   s.add("application", ParamType::kString).def("default").doc("application of the requests");
   s.add("class", ParamType::kChoice)
@@ -181,13 +193,13 @@ void add_common(Schema& s) {
     for (std::size_t i = 0; i < v.size(); ++i) {
       if (!v[i].is_object()) continue;
       int n = 0;
-      for (const char* k : {"window", "rescale", "compress", "ramp", "split"}) {
+      for (const char* k : {"window", "rescale", "compress", "ramp", "prerun", "split"}) {
         if (v[i].contains(k)) ++n;
       }
       if (n != 1) {
         return "step " + std::to_string(i) +
                ": expected exactly one of \"window\", \"rescale\", \"compress\", \"ramp\", "
-               "\"split\", "
+               "\"prerun\", \"split\", "
                "found " +
                std::to_string(n);
       }
@@ -715,6 +727,10 @@ SeriesFactory make_series_factory(const std::string& kind, const json& resolved,
     } else if (auto rp = step.find("ramp"); rp != step.end() && !rp->is_null()) {
       const Time duration = config::get_duration(*rp, "duration");
       f = [f, duration] { return make_ramp(f(), duration); };
+    } else if (auto pr = step.find("prerun"); pr != step.end() && !pr->is_null()) {
+      const Time duration = config::get_duration(*pr, "duration");
+      // Two fresh copies of the series so far: the replay and the shifted series.
+      f = [f, duration] { return make_prerun(f(), f(), duration); };
     }
   }
   return f;

@@ -100,7 +100,8 @@ TEST(Cli, ValidateRejectsWhatRunWouldRejectBeforeTimeZero) {
 TEST(Cli, RunHelpExplainsEveryOption) {
   const auto r = call(run_command, {"--help"});
   EXPECT_EQ(r.code, kExitOk);
-  for (const char* option : {"--set", "--seed", "--out", "--until", "--name", "--requests"}) {
+  for (const char* option :
+       {"--set", "--seed", "--out", "--until", "--name", "--requests", "--events"}) {
     EXPECT_NE(r.out.find(option), std::string::npos) << option;
   }
 }
@@ -397,6 +398,43 @@ TEST(Cli, ReproduceMergeReplacesAFamilyRunAgain) {
   EXPECT_EQ(merged.families[0].family, "a");
   EXPECT_EQ(merged.families[1].family, "b");
   EXPECT_EQ(merged.families[1].claims.size(), 2U);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace sim::cli
+
+namespace sim::cli {
+namespace {
+
+// --events: events.csv beside the other outputs, which do not change with it.
+TEST(Cli, RunWritesTheEventLogOnlyWhenAsked) {
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("dcsim-cli-events-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  const auto with = call(run_command, {SIM_SOURCE_DIR "/scenarios/quickstart.json", "--until",
+                                       "15s", "--out", dir.string(), "--name", "with", "--requests",
+                                       "none", "--events", "lifecycle", "-q"});
+  ASSERT_EQ(with.code, kExitOk);
+  const auto without =
+      call(run_command, {SIM_SOURCE_DIR "/scenarios/quickstart.json", "--until", "15s", "--out",
+                         dir.string(), "--name", "without", "--requests", "none", "-q"});
+  ASSERT_EQ(without.code, kExitOk);
+  EXPECT_FALSE(std::filesystem::exists(dir / "without/events.csv"));
+  const std::string events = read((dir / "with/events.csv").string());
+  EXPECT_EQ(events.rfind("time_s,event,function,model,instance,host,gpu,device,slice,profile,"
+                         "batch,detail\n",
+                         0),
+            0u)
+      << events.substr(0, 200);
+  EXPECT_NE(events.find(",placed,"), std::string::npos);
+  EXPECT_EQ(events.find(",batch_start,"), std::string::npos);  // lifecycle: no batch rows
+  auto summary = [&](const char* run) {
+    auto s = nlohmann::json::parse(read((dir / run / "summary.json").string()));
+    s["run"].erase("scenario");  // the run name
+    return s;
+  };
+  EXPECT_EQ(summary("with"), summary("without"));
   std::filesystem::remove_all(dir);
 }
 

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <filesystem>
 
 #include "least_used_dispatcher/least_used_dispatcher.hpp"
@@ -46,7 +47,8 @@ TEST(ExamplePolicy, RegistersAndRunsFromItsScenario) {
   EXPECT_EQ(policies["keep_alive"]["type"], "forever");  // the scenario overrides the preset
 
   sim::scenario::RunOptions ro;
-  ro.out_dir = std::filesystem::temp_directory_path() / "dcsim_example_policy_test";
+  ro.out_dir = std::filesystem::temp_directory_path() /
+               ("dcsim_example_policy_test-" + std::to_string(::getpid()));
   ro.data_dir = SIM_SOURCE_DIR "/data";
   const auto result = sim::scenario::run_scenario(loaded, registry, ro);
   const auto& s = result.summary;

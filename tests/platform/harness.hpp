@@ -3,6 +3,8 @@
 
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "reference/autoscalers.hpp"
 #include "reference/cluster_policies.hpp"
@@ -10,6 +12,7 @@
 #include "reference/keep_alive.hpp"
 #include "reference/request_path.hpp"
 #include "reference/sourcing.hpp"
+#include "sim/metrics/csv_format.hpp"
 #include "sim/platform/serverless_platform.hpp"
 
 namespace sim::platform::testing {
@@ -83,7 +86,13 @@ struct Harness {
   std::uint64_t next_id = 0;
   std::uint64_t arrived = 0;
 
-  Harness(ServerlessConfig config, Policies policies, std::uint64_t seed = 1) : sim(seed) {
+  /// The lifecycle events (output.events), one line each: "time event function instance host
+  /// gpu device slice profile batch detail"; empty unless the harness was given a level.
+  std::vector<std::string> events;
+
+  Harness(ServerlessConfig config, Policies policies, std::uint64_t seed = 1,
+          metrics::EventLevel event_level = metrics::EventLevel::kNone)
+      : sim(seed) {
     for (const auto& f : config.functions)
       labels.function_id(f.name);
     labels.application_id("app");
@@ -91,6 +100,14 @@ struct Harness {
     ctx.sim = &sim;
     ctx.labels = &labels;
     ctx.record = [this](const metrics::RequestRecord& r) { records.push_back(r); };
+    ctx.event_level = event_level;
+    ctx.events = [this](const metrics::LifecycleEvent& e) {
+      std::ostringstream line;
+      line << metrics::format_seconds(e.time) << ' ' << e.event << ' ' << e.function << ' '
+           << e.instance << ' ' << e.host << ' ' << e.gpu << ' ' << e.device << ' ' << e.slice
+           << ' ' << e.profile << ' ' << e.batch << ' ' << e.detail;
+      events.push_back(line.str());
+    };
     platform = std::make_unique<ServerlessPlatform>(std::move(config), catalog(), ctx,
                                                     std::move(policies));
   }

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <filesystem>
 
 #include "sim/scenario/registry.hpp"
@@ -20,7 +21,8 @@ TEST(ServerlessScenario, QuickstartRunsAndConservesRequests) {
   const auto loaded = load_scenario(SIM_SOURCE_DIR "/scenarios/quickstart.json", registry, lo);
   EXPECT_EQ(loaded.resolved["platform"]["type"], "serverless");
   RunOptions ro;
-  ro.out_dir = std::filesystem::temp_directory_path() / "dcsim_serverless_scenario_test";
+  ro.out_dir = std::filesystem::temp_directory_path() /
+               ("dcsim_serverless_scenario_test-" + std::to_string(::getpid()));
   ro.data_dir = SIM_SOURCE_DIR "/data";
   const auto result = run_scenario(loaded, registry, ro);
   const auto& s = result.summary;

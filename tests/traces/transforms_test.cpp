@@ -132,5 +132,30 @@ TEST(Ramp, RejectsANonPositiveDuration) {
   EXPECT_THROW(make_ramp(series({1}), Time::zero()), std::invalid_argument);
 }
 
+TEST(Prerun, PlaysTheStartThenTheShiftedSeries) {
+  // Bins of 10 s with 100, 200, 300, prerun 15 s: the replay keeps [0, 15 s) (100, then half
+  // of the second bin: 100 over [10 s, 15 s)), then the whole series from 15 s on.
+  auto p = make_prerun(series({100, 200, 300}, seconds(10)), series({100, 200, 300}, seconds(10)),
+                       seconds(15));
+  const auto bins = drain(*p);
+  ASSERT_EQ(bins.size(), 5u);
+  EXPECT_EQ(bins[0].start, Time::zero());
+  EXPECT_EQ(bins[0].total(), 100u);
+  EXPECT_EQ(bins[1].start, seconds(10));
+  EXPECT_EQ(bins[1].length, seconds(5));
+  EXPECT_EQ(bins[1].total(), 100u);
+  EXPECT_EQ(bins[2].start, seconds(15));
+  EXPECT_EQ(bins[2].total(), 100u);
+  EXPECT_EQ(bins[3].start, seconds(25));
+  EXPECT_EQ(bins[3].total(), 200u);
+  EXPECT_EQ(bins[4].start, seconds(35));
+  EXPECT_EQ(bins[4].length, seconds(10));
+  EXPECT_EQ(bins[4].total(), 300u);
+}
+
+TEST(Prerun, RejectsANonPositiveDuration) {
+  EXPECT_THROW(make_prerun(series({1}), series({1}), Time::zero()), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace sim::traces

@@ -79,7 +79,7 @@ TEST(WorkloadKinds, BadTransformStepsAreReportedWithTheirPath) {
           &problems);
   const std::vector<std::string> two = {
       "s.json: /workload/0/transforms: step 0: expected exactly one of \"window\", \"rescale\", "
-      "\"compress\", \"ramp\", \"split\", found 2"};
+      "\"compress\", \"ramp\", \"prerun\", \"split\", found 2"};
   EXPECT_EQ(problems, two);
 }
 
@@ -175,6 +175,51 @@ TEST(WorkloadKinds, ReaderWithWindowAndRescaleToMean) {
   EXPECT_NEAR(static_cast<double>(arrivals.size()), 6400.0, 1.0);
   EXPECT_LT(arrivals.back().time, seconds(50));
   EXPECT_EQ(run.labels.functions().at(arrivals[0].function), "llama");
+}
+
+TEST(WorkloadKinds, PrerunReplaysTheRampedStartThenTheWholeSeries) {
+  // Per-second counts 10, 20, ..., 100 (10 s). window [0, 10 s) -> prerun 4 s -> ramp 2 s:
+  // the series becomes 10, 20, 30, 40 (the replay) then 10, 20, ..., 100 from 4 s on; the ramp
+  // scales the first two seconds (midpoints 0.5, 1.5 s) by 1/4 and 3/4: 2.5 and 15 (2 or 3 by
+  // error diffusion, 15), then 30, 40, and the unramped series: 17.5 + 70 + 550 = 637.5 in all.
+  // The measured part (from 4 s) holds the series' counts at their offsets: 10 in [4 s, 5 s),
+  // 100 in [13 s, 14 s).
+  ScratchDir dir;
+  std::string csv = "second,requests\n";
+  for (int i = 0; i < 10; ++i)
+    csv += std::to_string(i) + "," + std::to_string(10 * (i + 1)) + "\n";
+  const std::string path = dir.write("r.csv", csv);
+  const json resolved = resolve(
+      "csv_rates", json{{"file", path},
+                        {"function", "f"},
+                        {"transforms", json::array({json{{"window", json{{"start", "0s"}}}},
+                                                    json{{"prerun", json{{"duration", "4s"}}}},
+                                                    json{{"ramp", json{{"duration", "2s"}}}}})}});
+  TestRun run;
+  const auto kinds = builtin_workload_kinds();
+  auto src = find_workload_kind(kinds, "csv_rates")->make(resolved, run.context());
+  const auto arrivals = drain(*src);
+  std::vector<std::size_t> per_second(14, 0);
+  for (const auto& a : arrivals) {
+    ASSERT_LT(a.time, seconds(14));
+    ++per_second[static_cast<std::size_t>(a.time.ns() / seconds(1).ns())];
+  }
+  EXPECT_NEAR(static_cast<double>(per_second[0]), 2.5, 0.5);
+  // 2.5 + 15 = 17.5: the carry leaves 17 or 18.
+  EXPECT_NEAR(static_cast<double>(per_second[0] + per_second[1]), 17.5, 0.5);
+  EXPECT_EQ(per_second[2], 30u);
+  EXPECT_EQ(per_second[3], 40u);
+  for (std::size_t k = 4; k < 14; ++k)
+    EXPECT_EQ(per_second[k], 10 * (k - 3)) << k;
+  EXPECT_EQ(run.labels.functions().at(arrivals[0].function), "f");
+  // A non-positive duration is rejected by the schema.
+  std::vector<std::string> problems;
+  resolve("poisson",
+          json{{"rate", "10/s"},
+               {"transforms", json::array({json{{"prerun", json{{"duration", "0s"}}}}})}},
+          &problems);
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_NE(problems[0].find("/transforms/0/prerun/duration"), std::string::npos) << problems[0];
 }
 
 TEST(WorkloadKinds, MissingFileAndHorizon) {

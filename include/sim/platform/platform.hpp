@@ -13,6 +13,7 @@
 
 #include "sim/config/schema.hpp"
 #include "sim/engine/simulation.hpp"
+#include "sim/metrics/event_log.hpp"
 #include "sim/metrics/request_record.hpp"
 #include "sim/metrics/time_series_recorder.hpp"
 #include "sim/traces/arrival_source.hpp"
@@ -45,6 +46,10 @@ class Platform {
 struct PlatformContext {
   Simulation* sim = nullptr;
   RecordSink record;
+  /// Where lifecycle events go (output.events) and how many: none unless both are set. A
+  /// platform that logs no events ignores them.
+  metrics::EventSink events;
+  metrics::EventLevel event_level = metrics::EventLevel::kNone;
   const traces::WorkloadLabels* labels = nullptr;
   /// The model catalog (data/models); platforms that run catalog models need it.
   const gpu::ModelCatalog* catalog = nullptr;

@@ -14,6 +14,11 @@
 ///   time axis (after a rebasing window, zero is the window start); later bins are unchanged.
 ///   A run's warm-up can thus bring a platform up to its operating point instead of starting a
 ///   cold cluster under the full load at once (docs/traces.md).
+/// - prerun(duration): plays the series' own [0, duration) first, then the whole series shifted
+///   by `duration`: a pre-run that leaves the platform in the state the experiment's own load
+///   builds (containers, geometries) before the experiment starts. The caller lengthens the run
+///   and its warm-up by `duration`, so the pre-run's requests are not measured and the measured
+///   part sees the same counts at the same offsets from the (shifted) start.
 /// Rescaling "to a target mean or peak" needs the statistics of the series it applies to: the
 /// caller makes a first pass over a fresh copy of the upstream series (rescale_factor below),
 /// which for a rate trace costs one extra read of the file.
@@ -31,6 +36,10 @@ std::unique_ptr<CountSeries> make_window(std::unique_ptr<CountSeries> in, Time s
 std::unique_ptr<CountSeries> make_rescale(std::unique_ptr<CountSeries> in, double factor);
 std::unique_ptr<CountSeries> make_compress(std::unique_ptr<CountSeries> in, double factor);
 std::unique_ptr<CountSeries> make_ramp(std::unique_ptr<CountSeries> in, Time duration);
+/// `head` and `in` are two fresh copies of the same series (the replay reads one, the shifted
+/// series the other). Throws std::invalid_argument unless duration > 0.
+std::unique_ptr<CountSeries> make_prerun(std::unique_ptr<CountSeries> head,
+                                         std::unique_ptr<CountSeries> in, Time duration);
 
 struct RescaleTarget {
   std::optional<double> mean_rate;  ///< requests per second

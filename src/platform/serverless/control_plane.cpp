@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include <fmt/format.h>
+
 #include "billing.hpp"
 #include "cold_start_stats.hpp"
+#include "event_log.hpp"
 #include "feasibility.hpp"
 #include "function_table.hpp"
 #include "operator_stats.hpp"
@@ -29,6 +32,9 @@ ControlPlane::ControlPlane(ServerlessConfig config, const gpu::ModelCatalog& cat
   stats_.add<OperatorStats>();        // writes its block only when operator-profile instances ran
   stats_.add<ColdStartFigures>();     // cold starts by source (cold_start_stats.hpp)
   stats_.add<PartitionedReplicas>();  // writes its block only when a partitioned replica started
+  if (context_.events && context_.event_level != metrics::EventLevel::kNone) {
+    stats_.add<EventLog>(context_.events, context_.event_level);  // output.events
+  }
   if (!policies_.batcher || !policies_.dispatcher || !policies_.autoscaler ||
       !policies_.placement || !policies_.keep_alive || !policies_.sourcing) {
     throw std::invalid_argument(
@@ -107,12 +113,14 @@ ControlPlane::~ControlPlane() = default;
 // What the fleet reports
 
 void ControlPlane::revocation_notice(int host) {
+  stats_.host_event(host, sim_.now(), "revocation_notice", {});
   dispatchability_changed();  // the host is no longer available
   schedule_reroute();
   stop_on_host(host);
 }
 
 std::uint64_t ControlPlane::revoked(int host) {
+  stats_.host_event(host, sim_.now(), "revoked", {});
   std::uint64_t running = 0;
   for (const auto& [id, inst] : instances_)
     if (inst->loc.host == host) ++running;
@@ -120,11 +128,13 @@ std::uint64_t ControlPlane::revoked(int host) {
 }
 
 void ControlPlane::releasing(int host) {
+  stats_.host_event(host, sim_.now(), "releasing", {});
   dispatchability_changed();  // the host is no longer available
   stop_on_host(host);
 }
 
-void ControlPlane::host_added(int /*host*/) {
+void ControlPlane::host_added(int host) {
+  stats_.host_event(host, sim_.now(), "host_added", {});
   dispatchability_changed();
   pump_all();
 }
@@ -164,18 +174,31 @@ void ControlPlane::apply(const policy::Decisions& d, policy::Autoscaler* origin)
       continue;
     }
     auto& g = *hosts[static_cast<std::size_t>(r.host)]->gpus[static_cast<std::size_t>(r.gpu)];
+    const GpuRef ref{r.host, r.gpu, fleet_->global_gpu({r.host, r.gpu, -1}), &g};
     if (!g.mig() || g.instances() > 0) {
       ++counts_.rejected["reconfigure"];
+      stats_.gpu_reconfiguration(ref, sim_.now(), "rejected", r.profiles,
+                                 !g.mig() ? "not_mig" : "instances_on_gpu");
       continue;
     }
     cluster::GpuDevice* gp = &g;
-    const auto why = g.mig_gpu()->reconfigure(r.profiles, [this] { pump_all(); });
+    const auto why = g.mig_gpu()->reconfigure(r.profiles, [this, ref, profiles = r.profiles] {
+      stats_.gpu_reconfiguration(ref, sim_.now(), "ended", profiles, {});
+      pump_all();
+    });
     if (why) {
       ++counts_.rejected["reconfigure"];
+      stats_.gpu_reconfiguration(ref, sim_.now(), "rejected", r.profiles, *why);
       continue;
     }
     gp->geometry_changed();
     ++counts_.applied["reconfigure"];
+    stats_.gpu_reconfiguration(ref, sim_.now(), "begun", r.profiles, {});
+  }
+  for (const auto& r : d.request_vms) {
+    stats_.host_event(
+        -1, sim_.now(), "vm_requested",
+        fmt::format("template={};replaces={}", r.host_template, r.replaces ? *r.replaces : -1));
   }
   fleet_->apply(d);
   if (d.start.empty()) return;

@@ -43,6 +43,7 @@ bool ControlPlane::start_instance(Fn& fn, const policy::InstanceConfig& config,
     loc = policies_.placement->place(req, pv);
     if (!loc) {
       ++counts_.rejected["start_unplaced"];
+      stats_.start_rejected(fn, sim_.now(), "start_unplaced");
       return false;
     }
   }
@@ -51,6 +52,7 @@ bool ControlPlane::start_instance(Fn& fn, const policy::InstanceConfig& config,
       part != nullptr ? ContainerMemory::kBatchFootprint : config_.container_memory;
   if (!fits(fn, config, *loc, bytes, fleet_->hosts(), on_host(loc->host), memory)) {
     ++counts_.rejected["start_invalid"];
+    stats_.start_rejected(fn, sim_.now(), "start_invalid");
     return false;
   }
   auto inst = std::make_unique<Inst>(sim_.now(), fn.states);
@@ -95,6 +97,7 @@ bool ControlPlane::start_instance(Fn& fn, const policy::InstanceConfig& config,
     Inst& w = *inst;
     add_instance(std::move(inst));
     ++counts_.applied["start_warm"];
+    stats_.instance_placed(w, sim_.now(), true);
     release_cold_start_memory(w);
     host.cache.insert(fn.spec.model, fn.bytes, host.cache_capacity());
     w.life.transition(InstanceEvent::kReady, sim_.now());
@@ -109,6 +112,7 @@ bool ControlPlane::start_instance(Fn& fn, const policy::InstanceConfig& config,
   Inst& ref = *inst;
   add_instance(std::move(inst));
   ++counts_.applied["start"];
+  stats_.instance_placed(ref, sim_.now(), false);
   refresh_placement_view(pv, ref.loc.host);
   // Placement's contract: the view reflects the instances already placed in this tick. The
   // hosts view alone is not enough: INFless's placement reads the SM shares off the instances
@@ -124,6 +128,7 @@ void ControlPlane::cold_start_ready(Inst& inst) {
   const Time now = sim_.now();
   release_cold_start_memory(inst);
   inst.life.transition(InstanceEvent::kReady, now);
+  stats_.instance_ready(inst, now);
   if (inst.stop_after_batch || !fleet_->host(inst.loc.host).available) {
     terminate(inst);
     return;
@@ -173,6 +178,7 @@ void ControlPlane::became_idle(Inst& inst) {
   policy::FunctionView& fv = keep_alive_views_[fn.id];
   refresh_function_view(fv, fn, sim_.now(), config_.rate_windows);
   const Time timeout = policies_.keep_alive->idle_timeout(instance_view(*i), fv);
+  stats_.instance_idle(*i, sim_.now(), timeout);
   if (timeout == Time::max()) return;
   i->keep_alive = keep_alive_timers_.schedule_in(std::max(timeout, Time::zero()), id);
 }
@@ -180,6 +186,7 @@ void ControlPlane::became_idle(Inst& inst) {
 void ControlPlane::keep_alive_expired(InstanceId id) {
   if (Inst* x = find(id); x != nullptr && x->life.state() == InstanceState::kIdle) {
     ++counts_.applied["keep_alive_expiry"];
+    stats_.keep_alive_expired(*x, sim_.now());
     terminate(*x);
   }
 }
@@ -205,7 +212,10 @@ void ControlPlane::release_cold_start_memory(Inst& inst) {
 
 void ControlPlane::stop(Inst& inst) {
   schedule_reroute();
-  if (inst.life.state() == InstanceState::kBusy || inst.life.state() == InstanceState::kDraining) {
+  const bool draining =
+      inst.life.state() == InstanceState::kBusy || inst.life.state() == InstanceState::kDraining;
+  stats_.instance_stopping(inst, sim_.now(), draining);
+  if (draining) {
     inst.life.transition(InstanceEvent::kDrain, sim_.now());
     inst.stop_after_batch = true;
     return;

@@ -284,6 +284,7 @@ void ControlPlane::run_batch(Inst& inst, std::vector<Request> batch) {
   inst.batch_serial = next_batch_++;
   running_requests_ += batch.size();
   ++batches_;
+  stats_.batch_started(inst, now, batch.size());
   const BatchTimes times{now,
                          avail,
                          inst.life.ready_at(),

@@ -7,6 +7,9 @@
 /// subscriber of its own, so the neutral Accounting knows none.
 
 #include <memory>
+#include <span>
+#include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -20,6 +23,14 @@
 namespace sim::platform::serverless {
 
 /// What the subscribers write their summary blocks from, at the end of a run.
+/// A GPU as the lifecycle events name it.
+struct GpuRef {
+  int host = -1;
+  int gpu = -1;     ///< index on its host
+  int device = -1;  ///< cluster-wide index (Fleet::global_gpu)
+  const cluster::GpuDevice* dev = nullptr;
+};
+
 struct SummaryInputs {
   Time end;
   const Hosts& hosts;
@@ -37,6 +48,30 @@ class StatsSubscriber {
   virtual void batch_finished(const Inst& /*inst*/, const gpu::JobResult& /*result*/,
                               std::size_t /*requests*/) {}
   virtual void instance_ended(const Inst& /*inst*/, Time /*now*/) {}
+  // The lifecycle (the event log, event_log.hpp, writes them; output.events).
+  /// `inst` was placed: cold-starting, or ready at once when `warm`.
+  virtual void instance_placed(const Inst& /*inst*/, Time /*now*/, bool /*warm*/) {}
+  /// A start command of `fn` was not applied (`why`: start_unplaced, start_invalid).
+  virtual void start_rejected(const Fn& /*fn*/, Time /*now*/, std::string_view /*why*/) {}
+  /// `inst`'s cold start is over (it may still be stopped at once).
+  virtual void instance_ready(const Inst& /*inst*/, Time /*now*/) {}
+  /// `inst` stays idle (no queued work took it); its keep-alive ends it after `timeout`
+  /// (Time::max(): never).
+  virtual void instance_idle(const Inst& /*inst*/, Time /*now*/, Time /*timeout*/) {}
+  /// A batch of `requests` requests was dispatched to `inst` (every runner).
+  virtual void batch_started(const Inst& /*inst*/, Time /*now*/, std::size_t /*requests*/) {}
+  virtual void keep_alive_expired(const Inst& /*inst*/, Time /*now*/) {}
+  /// `inst` is told to stop: `draining` when it finishes its batch first.
+  virtual void instance_stopping(const Inst& /*inst*/, Time /*now*/, bool /*draining*/) {}
+  /// A MIG reconfiguration of `g`: `phase` "begun" (g.dev has its new geometry, slices
+  /// disabled), "ended", or "rejected" (`why`); `requested`: the profiles asked for.
+  virtual void gpu_reconfiguration(const GpuRef& /*g*/, Time /*now*/, std::string_view /*phase*/,
+                                   std::span<const std::string> /*requested*/,
+                                   std::string_view /*why*/) {}
+  /// A fleet event of `host` (-1: none yet): vm_requested, host_added, revocation_notice,
+  /// revoked, releasing.
+  virtual void host_event(int /*host*/, Time /*now*/, std::string_view /*kind*/,
+                          std::string_view /*detail*/) {}
   /// A partitioned replica of `parts` parts (instances) was started.
   virtual void replica_started(int /*parts*/) {}
   /// The view of a control tick, before the tick's policies decide.
@@ -64,6 +99,43 @@ class Statistics {
   void instance_ended(const Inst& inst, Time now) {
     for (const auto& s : subscribers_)
       s->instance_ended(inst, now);
+  }
+  void instance_placed(const Inst& inst, Time now, bool warm) {
+    for (const auto& s : subscribers_)
+      s->instance_placed(inst, now, warm);
+  }
+  void start_rejected(const Fn& fn, Time now, std::string_view why) {
+    for (const auto& s : subscribers_)
+      s->start_rejected(fn, now, why);
+  }
+  void instance_ready(const Inst& inst, Time now) {
+    for (const auto& s : subscribers_)
+      s->instance_ready(inst, now);
+  }
+  void instance_idle(const Inst& inst, Time now, Time timeout) {
+    for (const auto& s : subscribers_)
+      s->instance_idle(inst, now, timeout);
+  }
+  void batch_started(const Inst& inst, Time now, std::size_t requests) {
+    for (const auto& s : subscribers_)
+      s->batch_started(inst, now, requests);
+  }
+  void keep_alive_expired(const Inst& inst, Time now) {
+    for (const auto& s : subscribers_)
+      s->keep_alive_expired(inst, now);
+  }
+  void instance_stopping(const Inst& inst, Time now, bool draining) {
+    for (const auto& s : subscribers_)
+      s->instance_stopping(inst, now, draining);
+  }
+  void gpu_reconfiguration(const GpuRef& g, Time now, std::string_view phase,
+                           std::span<const std::string> requested, std::string_view why) {
+    for (const auto& s : subscribers_)
+      s->gpu_reconfiguration(g, now, phase, requested, why);
+  }
+  void host_event(int host, Time now, std::string_view kind, std::string_view detail) {
+    for (const auto& s : subscribers_)
+      s->host_event(host, now, kind, detail);
   }
   void replica_started(int parts) {
     for (const auto& s : subscribers_)

@@ -18,10 +18,25 @@ double rdf_on(const FunctionView& f, const std::string& profile) {
   return it != f.rdf.end() ? it->second : 1.0;
 }
 
-int containers_needed(const FunctionView& f, ContainerCount count, double interval_s, int nodes) {
+namespace {
+
+// n_r's arrival term (§4.2): the arrival rate (first rate window) over one 7g batch or one
+// monitor interval.
+double requests_to_come(const FunctionView& f, ContainerCount count, double interval_s) {
   const double rate = f.arrival_rate.empty() ? 0.0 : f.arrival_rate.front();
-  const double window = count == ContainerCount::kInFlight ? f.batch_latency_s : interval_s;
-  const double n_r = rate * window + static_cast<double>(f.queue_length);
+  return rate * (count == ContainerCount::kInFlight ? f.batch_latency_s : interval_s);
+}
+
+// Whether n_r counts the requests already queued (every reading but kIntervalArrivals).
+bool counts_queue(ContainerCount count) {
+  return count != ContainerCount::kIntervalArrivals;
+}
+
+}  // namespace
+
+int containers_needed(const FunctionView& f, ContainerCount count, double interval_s, int nodes) {
+  const double queued = counts_queue(count) ? static_cast<double>(f.queue_length) : 0.0;
+  const double n_r = requests_to_come(f, count, interval_s) + queued;
   const int batch = std::max(1, f.config.max_batch);
   // n_c = sum over the nodes forming batches of ceil(n_r,node / batch_size) (§4.2 applied where
   // the batches are formed, §4); a node needs a whole request to form one.
@@ -67,17 +82,19 @@ ContainerNeed container_need(const FunctionView& f, ContainerCount count, double
   std::size_t held = 0;
   for (const auto& [h, q] : f.node_queues)
     if (std::binary_search(workers.begin(), workers.end(), h)) held += q;
-  const double rate = f.arrival_rate.empty() ? 0.0 : f.arrival_rate.front();
-  const double window = count == ContainerCount::kInFlight ? f.batch_latency_s : interval_s;
+  // Under kIntervalArrivals no queue is counted: the pool is the arrivals alone and a node's
+  // backlog adds nothing there (at_node stays empty).
+  const bool queue = counts_queue(count);
   const double pool =
-      rate * window + static_cast<double>(f.queue_length - std::min(held, f.queue_length));
+      requests_to_come(f, count, interval_s) +
+      (queue ? static_cast<double>(f.queue_length - std::min(held, f.queue_length)) : 0.0);
   const double batch = std::max(1, f.config.max_batch);
   const int k = std::max(1, std::min(nodes, static_cast<int>(std::ceil(pool - 1e-9))));
   const double share = pool / k;
   const int for_share = static_cast<int>(std::ceil(share / batch - 1e-9));
   need.anywhere = k * for_share;
   for (const auto& [h, q] : f.node_queues) {
-    if (!std::binary_search(workers.begin(), workers.end(), h)) continue;
+    if (!queue || !std::binary_search(workers.begin(), workers.end(), h)) continue;
     const int at =
         static_cast<int>(std::ceil((share + static_cast<double>(q)) / batch - 1e-9)) - for_share;
     if (at > 0) need.at_node[h] = at;
@@ -161,11 +178,14 @@ std::size_t place_at(const PlaceScratch& s, const Location& l) {
 
 void cluster_places(const PlatformView& view, LoadScope scope, const GpuSet& excluded,
                     std::vector<Place>& out, PlaceScratch& scratch, AdmissionMemory memory) {
-  // kLive under kPlatform: the view's free memory as it is (see AdmissionMemory).
+  // The view's free memory is what the platform holds: every live container's resident
+  // memory (its weights, or its footprint under batch-footprint) and the running batches'
+  // activations. kBusy and kLive under kPlatform take it as it is; kLive under kBatchFootprint
+  // gives back the activations held and charges every live container's batch (see
+  // AdmissionMemory).
   const bool charge_batches =
-      scope == LoadScope::kBusy || memory == AdmissionMemory::kBatchFootprint;
-  auto live_free = [&](double free_gb, double activations_gb, double memory_gb) {
-    if (scope == LoadScope::kBusy) return memory_gb;
+      scope == LoadScope::kLive && memory == AdmissionMemory::kBatchFootprint;
+  auto live_free = [&](double free_gb, double activations_gb) {
     return charge_batches ? free_gb + activations_gb : free_gb;
   };
   static const std::string kWholeGpu;
@@ -187,7 +207,7 @@ void cluster_places(const PlatformView& view, LoadScope scope, const GpuSet& exc
       const std::size_t first = scratch.slot_begin[scratch.gpu_begin[k] + g];
       if (!gv.mig) {
         fill_place(next(first), {h.index, gi, -1}, kWholeGpu, exclusive, gv.instances, gv.memory_gb,
-                   gv.memory_free_gb, live_free(gv.memory_free_gb, gv.activations_gb, gv.memory_gb),
+                   gv.memory_free_gb, live_free(gv.memory_free_gb, gv.activations_gb),
                    gv.resident_gb, gv.activation_room_gb);
         continue;
       }
@@ -196,7 +216,7 @@ void cluster_places(const PlatformView& view, LoadScope scope, const GpuSet& exc
         if (!sv.enabled) continue;
         fill_place(next(first + s), {h.index, gi, static_cast<int>(s)}, sv.profile, exclusive,
                    sv.instances, sv.memory_gb, sv.memory_free_gb,
-                   live_free(sv.memory_free_gb, sv.activations_gb, sv.memory_gb), sv.resident_gb,
+                   live_free(sv.memory_free_gb, sv.activations_gb), sv.resident_gb,
                    sv.activation_room_gb);
       }
     }
@@ -212,11 +232,10 @@ void cluster_places(const PlatformView& view, LoadScope scope, const GpuSet& exc
     if (f == nullptr) continue;
     SliceLoad& load = out[p].load;
     (is_strict(*f) ? load.strict_fbr : load.best_effort_fbr) += f->fbr;
-    // kBusy, and kLive under kBatchFootprint: each container counts at its footprint (kLive:
-    // the resident part is already out of the view's free memory, the activations of its
-    // batch, running or to come, are taken here).
-    if (charge_batches)
-      load.memory_free_gb -= scope == LoadScope::kBusy ? f->device_memory_gb : f->activation_gb;
+    // kLive under kBatchFootprint: each container counts at its footprint (the resident part
+    // is already out of the view's free memory, the activations of its batch, running or to
+    // come, are taken here).
+    if (charge_batches) load.memory_free_gb -= f->activation_gb;
   }
 }
 

@@ -44,7 +44,12 @@ enum class ContainerCount : std::uint8_t {
   kInFlight,
   /// the requests that arrive during one monitor interval plus those queued: "at least one
   /// container to service each incoming request batch" per interval (§4, Fig. 4)
-  kIntervalBatches
+  kIntervalBatches,
+  /// the requests that arrive during one monitor interval, the queue not counted: §4.2's
+  /// "one container spawned for each batch of requests received", n_r "the total number of
+  /// incoming requests" read as arrivals only (a backlog adds no containers; those sized for
+  /// the arrivals drain it)
+  kIntervalArrivals
 };
 
 /// Where the batches that n_c counts are formed (Protean §4: requests are "load-balanced across
@@ -105,6 +110,7 @@ int worker_nodes(const PlatformView& view);
 /// GPUs (host, gpu) the caller wants left alone (e.g. draining for a reconfiguration).
 using GpuSet = std::set<std::pair<int, int>>;
 
+/// Which instances count as co-runners (the FBR sums of eq. 2). Memory: see cluster_places.
 enum class LoadScope : std::uint8_t {
   kLive,  ///< every live instance is a potential co-runner (placing containers)
   kBusy   ///< only instances running a batch (dispatching a batch)
@@ -132,14 +138,16 @@ enum class AdmissionMemory : std::uint8_t {
 /// reconfiguring GPUs and `excluded` GPUs. FBR sums by the functions' classes.
 /// load.memory_free_gb is Protean's estimate of the memory left for batches (slices hold BE
 /// *requests* by their memory, "~2 to 14 GB per batch", §4.3, §5, §6.1.1 Fig. 7):
-/// kLive under AdmissionMemory::kPlatform, the view's free memory (weights of the live
-/// containers and activations of the running batches held); under kBatchFootprint, the
-/// place's memory minus the footprints of its live containers (the view's free memory, plus
-/// the activations running batches hold, minus the activations every live container's batch
-/// would take); kBusy (either), the place's memory minus the footprints of the running
-/// batches. Under the platform's batch-footprint memory both kLive readings are what the
-/// platform holds. The platform's own figures are in Place::platform_free_gb, resident_gb
-/// and activation_room_gb.
+/// kLive under AdmissionMemory::kPlatform, and kBusy (either), the view's free memory: what
+/// the platform holds, the resident memory of every live container (idle, cold-starting or
+/// busy: its weights under weights-resident) and the activations of the running batches.
+/// kLive under kBatchFootprint, the place's memory minus the footprints of its live containers
+/// (the view's free memory, plus the activations running batches hold, minus the activations
+/// every live container's batch would take). Under the platform's batch-footprint memory both
+/// kLive readings are what the platform holds. (kBusy charged the running batches their
+/// footprints and the other containers nothing before session 13: it overstated the free
+/// memory by the weights of the idle and cold-starting containers; see JobDistributor.) The
+/// platform's own figures are in Place::platform_free_gb, resident_gb and activation_room_gb.
 std::vector<Place> cluster_places(const PlatformView& view, LoadScope scope,
                                   const GpuSet& excluded = {},
                                   AdmissionMemory memory = AdmissionMemory::kPlatform);

@@ -57,8 +57,11 @@ std::optional<InstanceId> JobDistributor::choose(const DispatchView& view) {
     l.rdf = rdf_on(*f, p.profile);
     loads_.push_back(l);
   }
+  // A best-effort batch needs, on its idle container's slice, the activations it adds to that
+  // container's resident memory (0 under batch-footprint, where the container holds its whole
+  // footprint): the slices' free memory is the platform's, which already holds the weights.
   const auto pick = strict ? choose_strict_slice(loads_, f->fbr)
-                           : choose_best_effort_slice(loads_, f->device_memory_gb);
+                           : choose_best_effort_slice(loads_, f->activation_gb);
   return view.idle[cand_[cand_order_[pick.value_or(0)]]].id;
 }
 

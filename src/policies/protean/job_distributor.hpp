@@ -3,6 +3,13 @@
 /// A strict batch goes to the slice with the least eq. (2) slowdown among slices not fully
 /// tagged for best-effort memory; a best-effort batch is packed first-fit onto the smallest
 /// slices. Needs the platform view (co-runners of every slice).
+///
+/// Memory: a slice's free memory is the platform's (cluster_places, LoadScope::kBusy), and a
+/// best-effort batch fits a slice when its activations (FunctionView::activation_gb) do, its
+/// container's weights being held already. The serverless platform offers the dispatcher only
+/// idle containers whose activations fit (docs/policy-authors.md "Container memory"), so there
+/// the first fit always takes the first candidate in ascending order of resources; the check
+/// decides only on a view whose idle containers were not filtered (a hand-built one).
 
 #include <vector>
 

@@ -163,10 +163,12 @@ PolicyKind autoscaler() {
       .doc("geometry when no small slice set fits (Algorithm 2 line 20)");
   s->add("container_count", ParamType::kChoice)
       .def("in-flight")
-      .one_of({"in-flight", "interval-batches"})
+      .one_of({"in-flight", "interval-batches", "interval-arrivals"})
       .doc(
           "n_r of §4.2: in-flight = requests arriving during one 7g batch + queued; "
-          "interval-batches = requests arriving during one monitor interval + queued");
+          "interval-batches = requests arriving during one monitor interval + queued; "
+          "interval-arrivals = requests arriving during one monitor interval, queue not "
+          "counted (arrivals: the rate over the first of platform.rate_windows x the interval)");
   s->add("container_scope", ParamType::kChoice)
       .def("node")
       .one_of({"node", "node-even", "cluster"})
@@ -185,7 +187,7 @@ PolicyKind autoscaler() {
       .doc(
           "Monitor_Interval W of Algorithm 2 (the reconfigurator runs once per W; its wait "
           "counter counts W-long mismatches) and the window of container_count "
-          "interval-batches (assumption: not published)");
+          "interval-batches and interval-arrivals (assumption: not published)");
   s->add("best_effort_memory", ParamType::kChoice)
       .def("requests")
       .one_of({"requests", "whole-batches"})
@@ -219,9 +221,10 @@ PolicyKind autoscaler() {
                                       : BestEffortCount::kIntervalArrivals;
             c.max_reconfiguring_fraction = p.at("max_reconfiguring_fraction").get<double>();
             c.strict_sm_cap = p.at("strict_sm_cap").get<double>();
-            c.container_count = p.at("container_count").get<std::string>() == "in-flight"
-                                    ? ContainerCount::kInFlight
-                                    : ContainerCount::kIntervalBatches;
+            const auto count = p.at("container_count").get<std::string>();
+            c.container_count = count == "in-flight"          ? ContainerCount::kInFlight
+                                : count == "interval-batches" ? ContainerCount::kIntervalBatches
+                                                              : ContainerCount::kIntervalArrivals;
             const auto scope = p.at("container_scope").get<std::string>();
             c.container_scope = scope == "node"        ? ContainerScope::kNode
                                 : scope == "node-even" ? ContainerScope::kNodeEven

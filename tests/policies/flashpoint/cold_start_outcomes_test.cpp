@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <filesystem>
 #include <fstream>
 #include <utility>
@@ -52,7 +53,8 @@ json run(const json& platform_policies, int hosts, int gpus, const char* rate,
          return std::unique_ptr<policy::Policy>(new ScriptedAutoscaler(
              {{seconds(0), {0, 0, -1}}, {seconds(100), {0, 1, -1}}, {seconds(200), {1, 0, -1}}}));
        }});
-  const auto dir = std::filesystem::temp_directory_path() / ("dcsim_fp_outcomes_" + tag);
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("dcsim_fp_outcomes_" + tag + "-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   json policies = platform_policies;
   policies["keep_alive"] = {{"type", "forever"}};

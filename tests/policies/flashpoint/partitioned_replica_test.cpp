@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -45,7 +46,8 @@ std::vector<Row> run(bool complete, const std::string& tag, nlohmann::json* summ
                        [complete](const nlohmann::json&, policy::PolicyContext) {
                          return std::unique_ptr<policy::Policy>(new SplitPlanner(complete));
                        }});
-  const auto dir = std::filesystem::temp_directory_path() / ("dcsim_fp_partitioned_" + tag);
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("dcsim_fp_partitioned_" + tag + "-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const nlohmann::json doc = {
       {"name", "partitioned"},

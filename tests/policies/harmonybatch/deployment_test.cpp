@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -39,7 +40,7 @@ json run_file(const std::string& file) {
   ro.out_dir = std::filesystem::temp_directory_path() /
                ("dcsim_harmonybatch_" +
                 std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "_" +
-                std::to_string(++serial));
+                std::to_string(++serial) + "-" + std::to_string(::getpid()));
   ro.data_dir = std::string(SIM_SOURCE_DIR) + "/data";
   auto result = scenario::run_scenario(loaded, registry, ro);
   std::filesystem::remove_all(ro.out_dir);
@@ -118,7 +119,8 @@ TEST(HarmonyBatchDeployment, ScenarioThatDoesNotMatchThePlanIsRejected) {
   std::ifstream in(path_of("ci/table1-harmonybatch.json"));
   json doc = json::parse(in);
   doc["platform"]["functions"][0]["max_batch"] = 3;
-  const auto dir = std::filesystem::temp_directory_path() / "dcsim_harmonybatch_mismatch_input";
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("dcsim_harmonybatch_mismatch_input-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const auto file = dir / "mismatch.json";
   std::ofstream(file) << doc.dump();

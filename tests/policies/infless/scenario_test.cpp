@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <filesystem>
 #include <fstream>
 
@@ -40,7 +41,8 @@ json scenario(const json& policies) {
 RunResult run(const json& doc, const std::string& name) {
   Registry registry;
   register_builtin_components(registry);
-  const auto dir = std::filesystem::temp_directory_path() / ("infless-test-" + name);
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("infless-test-" + name + "-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const auto file = dir / "s.json";
   std::ofstream(file) << doc.dump();

@@ -268,6 +268,66 @@ TEST(ContainerNeed, ANodesOwnBacklogIsCountedAtThatNode) {
   EXPECT_TRUE(n.at_node.empty());
 }
 
+TEST(ContainersNeeded, OneContainerPerBatchOfTheArrivalsOnly) {
+  // §4.2 with n_r the requests received in one monitor interval, the queue not counted.
+  // be100-hi at 61 s (Protean, seed 7): ResNet 50 (batch 128) just switched in, 5,080 queued.
+  FunctionView f;
+  f.config.max_batch = 128;
+  f.batch_latency_s = 0.11;
+  f.arrival_rate = {5000.0};
+  f.queue_length = 5080;
+  // Cluster: 5000 x 1 s = 5000; ceil(5000 / 128) = ceil(39.06) = 40 (the queue adds nothing;
+  // interval-batches counts 10,080: ceil(78.75) = 79).
+  EXPECT_EQ(containers_needed(f, ContainerCount::kIntervalArrivals, 1.0, 1), 40);
+  EXPECT_EQ(containers_needed(f, ContainerCount::kIntervalBatches, 1.0, 1), 79);
+  // 8 nodes: 625 each, ceil(4.88) = 5 per node -> 40. W = 0.5 s: 312.5 each -> 3 -> 24.
+  EXPECT_EQ(containers_needed(f, ContainerCount::kIntervalArrivals, 1.0, 8), 40);
+  EXPECT_EQ(containers_needed(f, ContainerCount::kIntervalArrivals, 0.5, 8), 24);
+  // A backlog without arrivals needs no containers under this reading (in-flight: 40).
+  f.arrival_rate = {0.0};
+  EXPECT_EQ(containers_needed(f, ContainerCount::kIntervalArrivals, 1.0, 8), 0);
+  EXPECT_EQ(containers_needed(f, ContainerCount::kInFlight, 1.0, 1), 40);  // ceil(5080 / 128)
+}
+
+TEST(ContainerNeed, TheArrivalsOnlyReadingIgnoresEveryQueue) {
+  const std::vector<int> workers = {0, 1, 2, 3, 4, 5, 6, 7};
+  FunctionView f;
+  f.config.max_batch = 128;
+  f.batch_latency_s = 0.11;
+  // As ANodesOwnBacklogIsCountedAtThatNode: 2500 rps, 30 queued at host 0, 200 at host 3, 10
+  // in the cluster queue. Arrivals in W = 1 s: 2500 over 8 nodes, 312.5 each -> ceil(2.44) = 3
+  // per node -> anywhere 24; no node's backlog counted (in-flight gave host 3 one more).
+  f.arrival_rate = {2500.0};
+  f.queue_length = 240;
+  f.node_queues = {{0, 30}, {3, 200}};
+  auto n =
+      container_need(f, ContainerCount::kIntervalArrivals, 1.0, ContainerScope::kNode, workers);
+  EXPECT_EQ(n.anywhere, 24);
+  EXPECT_TRUE(n.at_node.empty());
+  EXPECT_EQ(n.total(), 24);
+  // interval-batches counts the 10 unrouted ones in the pool: 2510 / 8 = 313.75 -> 3 per node
+  // (24) and host 3's backlog: ceil((313.75 + 200) / 128) - 3 = 5 - 3 = 2.
+  n = container_need(f, ContainerCount::kIntervalBatches, 1.0, ContainerScope::kNode, workers);
+  EXPECT_EQ(n.anywhere, 24);
+  ASSERT_EQ(n.at_node.size(), 1u);
+  EXPECT_EQ(n.at_node.at(3), 2);
+  // node-even and cluster: 2500 only. Cluster: ceil(19.53) = 20.
+  EXPECT_EQ(
+      container_need(f, ContainerCount::kIntervalArrivals, 1.0, ContainerScope::kNodeEven, workers)
+          .anywhere,
+      24);
+  EXPECT_EQ(
+      container_need(f, ContainerCount::kIntervalArrivals, 1.0, ContainerScope::kCluster, workers)
+          .anywhere,
+      20);
+  // Only a backlog (wiki-vgg-19 at 255 s): nothing under this reading.
+  f.arrival_rate = {0.0};
+  f.queue_length = 38781;
+  f.node_queues = {{1, 38781}};
+  n = container_need(f, ContainerCount::kIntervalArrivals, 1.0, ContainerScope::kNode, workers);
+  EXPECT_EQ(n.total(), 0);
+}
+
 TEST(ContainersNeeded, WorkerNodesAreTheAvailableGpuHosts) {
   PlatformView v;
   EXPECT_EQ(worker_nodes(v), 1);  // none: counted as one (the cluster reading)

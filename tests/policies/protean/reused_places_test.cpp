@@ -82,6 +82,12 @@ PlatformView first_view() {
 PlatformView second_view() {
   PlatformView v;
   v.hosts = {host(0, {mig_gpu(false)}), host(1, {mig_gpu()}, false), host(2, {whole_gpu()})};
+  // The memory the platform holds (the functions give only their footprints: batch-footprint,
+  // every container holds its footprint): the 1g a BE container (2 GB), the 4g a strict one
+  // (6 GB), the whole GPU an idle BE container (2 GB).
+  v.hosts[0].gpus[0].slices[0].memory_free_gb = 3;
+  v.hosts[0].gpus[0].slices[2].memory_free_gb = 14;
+  v.hosts[2].gpus[0].memory_free_gb = 38;
   v.functions = {function(0, true, 0.5, 6, 0), function(1, false, 0.25, 2, 24)};
   v.instances = {instance(4, 1, {0, 0, 0}, InstanceState::kBusy),
                  instance(5, 0, {0, 0, 2}, InstanceState::kDraining),
@@ -125,14 +131,15 @@ TEST(ReusedPlaces, EqualPlacesBuiltAfresh) {
 
   // By hand: places 1g (0,0,0), 4g (0,0,2), whole (2,0,-1). The 1g holds a BE batch: 5 - 2 = 3
   // GB free, BE FBR 0.25; the 4g a draining strict batch: 20 - 6 = 14, strict FBR 0.5; the
-  // idle container on the whole GPU is no co-runner. Tags: 3 GB per GPU, GPU (0, 0) in
-  // ascending order 1g then 4g: 1g min(1, 3/5) = 0.6, the rest 0; the whole GPU 3/40.
+  // idle container on the whole GPU is no co-runner but holds its memory: 40 - 2 = 38 (the
+  // view's free memory). Tags: 3 GB per GPU, GPU (0, 0) in ascending order 1g then 4g: 1g
+  // min(1, 3/5) = 0.6, the rest 0; the whole GPU 3/40.
   ASSERT_EQ(places.size(), 3U);
   EXPECT_DOUBLE_EQ(places[0].load.memory_free_gb, 3.0);
   EXPECT_DOUBLE_EQ(places[0].load.best_effort_fbr, 0.25);
   EXPECT_DOUBLE_EQ(places[1].load.memory_free_gb, 14.0);
   EXPECT_DOUBLE_EQ(places[1].load.strict_fbr, 0.5);
-  EXPECT_DOUBLE_EQ(places[2].load.memory_free_gb, 40.0);
+  EXPECT_DOUBLE_EQ(places[2].load.memory_free_gb, 38.0);
   EXPECT_DOUBLE_EQ(places[0].load.tag, 0.6);
   EXPECT_DOUBLE_EQ(places[1].load.tag, 0.0);
   EXPECT_DOUBLE_EQ(places[2].load.tag, 3.0 / 40.0);

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <filesystem>
 #include <string>
 
@@ -22,7 +23,8 @@ nlohmann::json run_ci(const std::string& name) {
   const auto loaded =
       load_scenario(SIM_SOURCE_DIR "/scenarios/protean/ci/" + name + ".json", registry, lo);
   RunOptions ro;
-  ro.out_dir = std::filesystem::temp_directory_path() / ("dcsim_protean_" + name);
+  ro.out_dir = std::filesystem::temp_directory_path() /
+               ("dcsim_protean_" + name + "-" + std::to_string(::getpid()));
   ro.data_dir = SIM_SOURCE_DIR "/data";
   ro.trace_search_path = traces::default_trace_search_path(SIM_SOURCE_DIR);
   auto result = run_scenario(loaded, registry, ro);
