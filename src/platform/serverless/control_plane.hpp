@@ -84,8 +84,10 @@ class ControlPlane final : private FleetEvents, private BatchEvents {
   std::optional<int> scan_idle(Queue& q);
   // Idle sets (idle_sets.cpp): Queue::dispatchable kept as instances change.
   [[nodiscard]] bool dispatchable(const Inst& inst) const;
-  void enter_idle_set(Queue& q, const Inst& inst);
-  void leave_idle_set(Queue& q, InstanceId id);
+  void enter_idle_set(Queue& q, Inst& inst);
+  void leave_idle_set(Queue& q, Inst& inst);
+  /// q's idle instances (Inst::in_idle), ascending ids.
+  [[nodiscard]] std::vector<Inst*> idle_instances(const Queue& q) const;
   /// Rebuilds q's set by the scan (after dispatchable_epoch_ moved).
   void resync_idle_set(Queue& q);
   /// Throws std::logic_error unless q's set is what the scan would find (debug builds check
@@ -148,6 +150,8 @@ class ControlPlane final : private FleetEvents, private BatchEvents {
                       bool warm = false, const PartSetup* part = nullptr);
   void cold_start_ready(Inst& inst);
   void became_idle(Inst& inst);
+  /// Its keep-alive ran out: terminate it if it is still idle.
+  void keep_alive_expired(InstanceId id);
   void stop_on_host(int host);
   void stop(Inst& inst);
   void terminate(Inst& inst);
@@ -184,6 +188,9 @@ class ControlPlane final : private FleetEvents, private BatchEvents {
   /// Live instances by host, ascending ids: the placement checks (fits) look at one host's.
   std::vector<std::vector<const Inst*>> on_host_;
   std::unique_ptr<ColdStarts> cold_;
+  /// Idle instances' keep-alives, tagged by instance id: set at every batch's end and
+  /// cancelled at the next batch's start, so kept out of the event queue (TimerSet).
+  TimerSet keep_alive_timers_{sim_, [this](std::uint64_t id) { keep_alive_expired(id); }};
   UnitRunner unit_runner_{static_cast<BatchEvents&>(*this)};
   std::unique_ptr<Pipelines> pipelines_;  ///< the runner of pipelined replicas' heads
 

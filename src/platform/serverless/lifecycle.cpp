@@ -143,8 +143,12 @@ void ControlPlane::cold_start_ready(Inst& inst) {
 void ControlPlane::became_idle(Inst& inst) {
   Fn& fn = *inst.fn;
   const InstanceId id = inst.id;
-  add_idle(*fn.queue, id);
-  if (fn.queue->dispatchable && dispatchable(inst)) enter_idle_set(*fn.queue, inst);
+  if (fn.queue->dispatchable) {
+    inst.in_idle = true;
+    if (dispatchable(inst)) enter_idle_set(*fn.queue, inst);
+  } else {
+    add_idle(*fn.queue, id);
+  }
   pump(*fn.queue);
   if (config_.dispatch_scope == DispatchScope::kNode) {
     // The cluster queue first (requests that arrived before any node hosted the function),
@@ -176,13 +180,15 @@ void ControlPlane::became_idle(Inst& inst) {
   const Time timeout = policies_.keep_alive->idle_timeout(instance_view(*i), fv);
   stats_.instance_idle(*i, sim_.now(), timeout);
   if (timeout == Time::max()) return;
-  i->timer = sim_.schedule_in(std::max(timeout, Time::zero()), [this, id] {
-    if (Inst* x = find(id); x != nullptr && x->life.state() == InstanceState::kIdle) {
-      ++counts_.applied["keep_alive_expiry"];
-      stats_.keep_alive_expired(*x, sim_.now());
-      terminate(*x);
-    }
-  });
+  i->keep_alive = keep_alive_timers_.schedule_in(std::max(timeout, Time::zero()), id);
+}
+
+void ControlPlane::keep_alive_expired(InstanceId id) {
+  if (Inst* x = find(id); x != nullptr && x->life.state() == InstanceState::kIdle) {
+    ++counts_.applied["keep_alive_expiry"];
+    stats_.keep_alive_expired(*x, sim_.now());
+    terminate(*x);
+  }
 }
 
 void ControlPlane::stop_on_host(int host) {
@@ -220,12 +226,13 @@ void ControlPlane::stop(Inst& inst) {
 void ControlPlane::terminate(Inst& inst) {
   const Time now = sim_.now();
   if (auto& d = inst.fn->queue->dispatchable) {
-    leave_idle_set(*inst.fn->queue, inst.id);
+    leave_idle_set(*inst.fn->queue, inst);
     d->set->forget(inst.id);  // ids are never reused: its credit would be kept for nothing
   }
   policies_.dispatcher->forget(inst.id);  // the same, for a dispatcher shown every idle instance
   if (inst.replica) end_replica(inst);
   inst.timer.cancel();
+  keep_alive_timers_.cancel(inst.keep_alive);
   inst.admit.cancel();
   detach_pipeline(inst);
   cold_->cancel(inst);

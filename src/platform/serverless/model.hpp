@@ -16,6 +16,7 @@
 
 #include "sim/cluster/host.hpp"
 #include "sim/engine/simulation.hpp"
+#include "sim/engine/timer_set.hpp"
 #include "sim/gpu_models/execution_unit.hpp"
 #include "sim/gpu_models/model_catalog.hpp"
 #include "sim/network/transfer_manager.hpp"
@@ -71,6 +72,39 @@ struct GatewayCount {
   Queue* node = nullptr;
 };
 
+/// How many instances of a set take each largest batch (config.max_batch), and the largest:
+/// a flat vector ascending by batch (a queue's instances have a handful of distinct ones), not
+/// a std::map whose node each change allocated or freed.
+class BatchSizeCounts {
+ public:
+  void add(int batch) {
+    const auto at = std::lower_bound(counts_.begin(), counts_.end(), batch,
+                                     [](const Count& c, int b) { return c.batch < b; });
+    if (at != counts_.end() && at->batch == batch) {
+      ++at->n;
+    } else {
+      counts_.insert(at, Count{batch, 1});
+    }
+  }
+  /// Precondition: `batch` was added more often than removed.
+  void remove(int batch) {
+    const auto at = std::lower_bound(counts_.begin(), counts_.end(), batch,
+                                     [](const Count& c, int b) { return c.batch < b; });
+    if (--at->n == 0) counts_.erase(at);
+  }
+  void clear() { counts_.clear(); }
+  [[nodiscard]] bool empty() const { return counts_.empty(); }
+  /// The largest batch added and not removed. Precondition: !empty().
+  [[nodiscard]] int largest() const { return counts_.back().batch; }
+
+ private:
+  struct Count {
+    int batch;
+    int n;
+  };
+  std::vector<Count> counts_;
+};
+
 /// A queue with its batcher wake-up: one per function, or one per queue group
 /// (FunctionSpec::queue_group) shared by the group's functions.
 struct Queue {
@@ -80,16 +114,18 @@ struct Queue {
   /// enters when it becomes idle and leaves when a dispatch finds it no longer dispatchable, so
   /// a dispatch scans the idle instances only, not every live one. Ascending ids without
   /// repeats (see add_idle): a flat vector, because every dispatch scans it and a std::set's
-  /// scattered nodes made that scan a third of a large run's time.
+  /// scattered nodes made that scan a third of a large run's time. Unused with idle sets.
   std::vector<InstanceId> idle;
   /// With a dispatcher's idle sets (Dispatcher::idle_set; cluster-wide dispatch only): the
   /// dispatchable instances, kept as they change rather than found by a scan per dispatch.
-  /// `idle` then loses an id as soon as its instance is dispatched or terminated.
+  /// `idle` is then replaced by Inst::in_idle (an instance is in one queue only), and the
+  /// set's members are the instances with Inst::in_idle_set: two sorted vectors of ids, one
+  /// insert and one erase in each per batch, were the run's memmove (2.4%).
   struct Dispatchable {
     std::unique_ptr<policy::IdleSet> set;
-    std::vector<InstanceId> ids;     ///< the set's members, ascending
-    std::map<int, int> batch_sizes;  ///< members by config.max_batch
-    std::uint64_t epoch = 0;         ///< ControlPlane::dispatchable_epoch_ it is up to
+    std::size_t members = 0;      ///< instances with in_idle_set
+    BatchSizeCounts batch_sizes;  ///< members by config.max_batch
+    std::uint64_t epoch = 0;      ///< ControlPlane::dispatchable_epoch_ it is up to
   };
   std::optional<Dispatchable> dispatchable;
   EventHandle wake;
@@ -261,6 +297,10 @@ struct alignas(64) Inst {
   bool short_of_memory = false;
   bool stop_after_batch = false;
   bool held = false;  ///< ready but not dispatchable (a part of a replica)
+  /// With idle sets (Queue::Dispatchable): in its queue's idle instances (what Queue::idle
+  /// holds without them), and a member of the queue's set.
+  bool in_idle = false;
+  bool in_idle_set = false;
   /// Cluster-wide index of its GPU (Fleet::global_gpu), -1 on CPU: a batch's records carry it.
   int device = -1;
   Time memory_ready_at;
@@ -269,7 +309,10 @@ struct alignas(64) Inst {
   /// start and end count on it. Reached through the host, it was three dependent misses per
   /// batch (host, its GPU vector, the device), each waiting for the one before.
   cluster::GpuDevice* gpu = nullptr;
-  EventHandle timer;                ///< keep-alive or cold-start stage
+  /// Its keep-alive while it is idle (ControlPlane::keep_alive_timers_). A cold-start
+  /// stage's event is `timer`, further down: the two are never pending together (a keep-alive
+  /// starts once the cold start is over, and an instance never goes back to one).
+  TimerSet::Ticket keep_alive;
   double pipeline_latency_s = 0.0;  ///< head: I = execution + transfers (0: not pipelined)
   std::uint64_t pipeline = 0;       ///< head with a network: its Pipeline (0: fixed times)
   std::uint64_t batch_serial = 0;   ///< its running batch's
@@ -300,6 +343,7 @@ struct alignas(64) Inst {
   std::optional<Boot> boot;
   double pipeline_interval_s = 0.0;  ///< head: max(E, N), a new request every this long
   EventHandle admit;
+  EventHandle timer;  ///< its cold-start stage's (cold_start.cpp)
 };
 
 /// Starts fetching the lines of `inst` a batch's dispatch or completion reads (Inst's fields

@@ -88,6 +88,7 @@ void ControlPlane::part_ready(Inst& inst) {
   const InstanceId hid = head->id;
   if (const double completion_s = head->replica->completion_s; completion_s >= 0) {
     head->timer.cancel();
+    keep_alive_timers_.cancel(head->keep_alive);
     sim_.schedule_in(ceil_seconds(completion_s), [this, hid] { complete_model(hid); });
   }
   became_idle(*head);

@@ -3,6 +3,7 @@
 // or a pipelined replica's Pipelines), and batch_finished, the one completion path of both.
 
 #include <algorithm>
+#include <cassert>
 #include <stdexcept>
 
 #include "control_plane.hpp"
@@ -187,7 +188,7 @@ void ControlPlane::pump(Queue& q) {
 #ifndef NDEBUG
       check_idle_set(q);
 #endif
-      if (!q.dispatchable->ids.empty()) max_batch = q.dispatchable->batch_sizes.rbegin()->first;
+      if (q.dispatchable->members != 0) max_batch = q.dispatchable->batch_sizes.largest();
     } else {
       max_batch = scan_idle(q);
     }
@@ -270,8 +271,11 @@ void ControlPlane::pump(Queue& q) {
 
 void ControlPlane::run_batch(Inst& inst, std::vector<Request> batch) {
   const Time now = sim_.now();
-  if (inst.fn->queue->dispatchable) leave_idle_set(*inst.fn->queue, inst.id);
-  inst.timer.cancel();
+  if (inst.fn->queue->dispatchable) leave_idle_set(*inst.fn->queue, inst);
+  // An idle instance's only timer is its keep-alive (no cold-start stage is pending once it
+  // is ready): cancelling it touches the instance alone, not the event queue.
+  assert(!inst.timer.pending());
+  keep_alive_timers_.cancel(inst.keep_alive);
   inst.life.transition(InstanceEvent::kDispatched, now);
   inst.dispatch = now;
   // Available to its queue since it became idle, or since its activations fitted again after
