@@ -155,6 +155,23 @@ TEST(SpotRevocation, BatchRunningAtTheRevocationIsCut) {
   EXPECT_EQ(requeue.extra["spot"]["requests_cut_at_revocation"], 1);
 }
 
+/// A cut batch ends at the revocation. The batch of the request of 55 s (host 0 from 57.2 s,
+/// due at 61.2 s) is dropped at 60 s; every other batch runs as when it is let finish (the
+/// dropped request is not retried, and host 0 takes nothing after its drain at 59 s). So
+/// dropping gives 61.2 - 60 = 1.2 s less GPU busy time, and one batch fewer: 41 one-request
+/// batches when it finishes, the 40 that ran when it is dropped.
+TEST(SpotRevocation, CutBatchFreesItsGpuAtTheRevocation) {
+  const auto finish = revoked_at_60s(SpotDrain::kAtReplacement, seconds(100), seconds(1),
+                                     SpotRevokedBatches::kFinish);
+  const auto drop = revoked_at_60s(SpotDrain::kAtReplacement, seconds(100), seconds(1),
+                                   SpotRevokedBatches::kDrop);
+  EXPECT_NEAR(
+      finish.extra["gpu_busy_seconds"].get<double>() - drop.extra["gpu_busy_seconds"].get<double>(),
+      1.2, 1e-9);
+  EXPECT_EQ(finish.extra["batches"], 41);
+  EXPECT_EQ(drop.extra["batches"], 40);
+}
+
 /// `n` spot hosts without GPUs (and an owned host with one) and no work, the interval model with
 /// P_rev `p` every 10 s and a fixed 30 s notice, no replacement; returns the notices counted at
 /// `until`.

@@ -155,6 +155,14 @@ std::uint64_t ControlPlane::cut_batch(Inst& inst) {
   const std::uint64_t n = lost.size();
   running_requests_ -= n;
   const Time now = sim_.now();
+  // The batch ends here with its VM: its GPU is idle from now (busy time, utilisation), its
+  // activations are freed, and it is not a batch that ran (summary `batches`, the instance's
+  // count, batch statistics). The unit's completion, when the execution model would have
+  // finished it, only frees the instance (batch_finished).
+  inst.batch_cut = true;
+  --batches_;
+  if (inst.gpu != nullptr) inst.gpu->batch_finished(now);
+  release_activations(inst);
   if (config_.spot.revoked_batches == SpotRevokedBatches::kDrop) {
     // The VM and the work on it are gone (Protean §4.5 expects the remaining requests to
     // "finish before the eviction"; one that has not is lost).

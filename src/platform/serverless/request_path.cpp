@@ -357,12 +357,17 @@ void ControlPlane::batch_finished(FinishedBatch b) {
   // A pipeline's batch: its head was freed when its first part passed the batch on.
   if (!b.unit) return;
   const Time now = sim_.now();
-  stats_.batch_finished(*inst, *b.unit, requests);
   cluster::Host& host = fleet_->host(inst->loc.host);
-  if (inst->gpu != nullptr) inst->gpu->batch_finished(now);
+  if (inst->batch_cut) {
+    // Cut at its host's revocation (cut_batch), which ended the batch then.
+    inst->batch_cut = false;
+  } else {
+    stats_.batch_finished(*inst, *b.unit, requests);
+    if (inst->gpu != nullptr) inst->gpu->batch_finished(now);
+    ++inst->batches;
+  }
   const bool released = inst->holds_activations;
   release_activations(*inst);
-  ++inst->batches;
   inst->life.transition(InstanceEvent::kBatchDone, now);
   if (inst->stop_after_batch || !host.available) {
     terminate(*inst);
