@@ -177,6 +177,7 @@ std::uint64_t ControlPlane::cut_batch(Inst& inst) {
     Queue& to = route(*fn.queue, -1);  // the revoked host is no longer available
     const policy::QueuedRequest v{
         r.id, r.arrival.time, r.arrival.cls, r.arrival.application, r.arrival.slo, r.timeout};
+    requeued_at_[r.id] = now;  // dequeued once already (Fn::dequeued)
     to.requests.push_back(std::move(r), v);
     ++fn.queued;
     if (std::find(touched.begin(), touched.end(), &to) == touched.end()) touched.push_back(&to);

@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <unordered_map>
 #include <vector>
 
 #include "accounting.hpp"
@@ -242,6 +243,9 @@ class ControlPlane final : private FleetEvents, private BatchEvents {
   std::uint64_t dropped_ = 0;
   std::uint64_t completed_ = 0;
   std::uint64_t batches_ = 0;
+  /// Requests back in a queue after their batch was cut (spot_revoked_batches requeue), and
+  /// when: their next dequeue is not counted again (Fn::dequeued), only its wait since then.
+  std::unordered_map<std::uint64_t, Time> requeued_at_;
 };
 
 }  // namespace sim::platform::serverless

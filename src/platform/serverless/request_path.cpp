@@ -262,8 +262,17 @@ void ControlPlane::pump(Queue& q) {
     for (const Request& r : batch) {
       Fn& rf = *fns_[r.arrival.function];
       --rf.queued;
-      ++rf.dequeued;
-      rf.dequeued_wait_s += (sim_.now() - r.arrival.time).to_seconds();
+      Time since = r.arrival.time;
+      const auto again = requeued_at_.empty() ? requeued_at_.end() : requeued_at_.find(r.id);
+      if (again == requeued_at_.end()) {
+        ++rf.dequeued;
+      } else {
+        // Requeued after a revocation cut its batch: counted at its first dequeue; its wait
+        // adds the time since it came back, not since its arrival again.
+        since = again->second;
+        requeued_at_.erase(again);
+      }
+      rf.dequeued_wait_s += (sim_.now() - since).to_seconds();
     }
     run_batch(*inst, std::move(batch));
   }
