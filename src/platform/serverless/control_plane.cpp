@@ -193,6 +193,11 @@ void ControlPlane::releasing(int host) {
   stop_on_host(host);
 }
 
+void ControlPlane::vm_requested(int host_template, int replaces) {
+  stats_.host_event(-1, sim_.now(), "vm_requested",
+                    fmt::format("template={};replaces={}", host_template, replaces));
+}
+
 void ControlPlane::host_added(int host) {
   stats_.host_event(host, sim_.now(), "host_added", {});
   dispatchability_changed();
@@ -255,12 +260,7 @@ void ControlPlane::apply(const policy::Decisions& d, policy::Autoscaler* origin)
     ++counts_.applied["reconfigure"];
     stats_.gpu_reconfiguration(ref, sim_.now(), "begun", r.profiles, {});
   }
-  for (const auto& r : d.request_vms) {
-    stats_.host_event(
-        -1, sim_.now(), "vm_requested",
-        fmt::format("template={};replaces={}", r.host_template, r.replaces ? *r.replaces : -1));
-  }
-  fleet_->apply(d);
+  fleet_->apply(d);  // logs the VM requests it accepts (vm_requested)
   if (d.start.empty()) return;
   // Built after the stops and reconfigurations, so placement sees the room they freed.
   policy::PlatformView pv = view();

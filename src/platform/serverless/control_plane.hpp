@@ -65,6 +65,7 @@ class ControlPlane final : private FleetEvents, private BatchEvents {
   /// having been taken from the instance here, records nothing. Returns their number.
   std::uint64_t cut_batch(Inst& inst);
   void releasing(int host) override;
+  void vm_requested(int host_template, int replaces) override;
   void host_added(int host) override;
   // BatchEvents (request_path.cpp, replicas.cpp).
   /// The one completion path: records the batch's requests (records.hpp); a batch of an
