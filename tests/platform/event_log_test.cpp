@@ -70,6 +70,26 @@ TEST(EventLog, HandComputedSequence) {
   EXPECT_EQ(h.records[1].finish, seconds(34));
 }
 
+/// A VM request the fleet rejects (host template 7 of 1) has no vm_requested row; the one it
+/// accepts (template 0, replacing nothing) has one at the decision, 2 s, and its host (the
+/// cluster's second, 1) is added after the provisioning delay.
+TEST(EventLog, OnlyAcceptedVmRequestsAreLogged) {
+  Harness h = tiny(metrics::EventLevel::kLifecycle);
+  policy::Decisions d;
+  d.request_vms.push_back({7, std::nullopt, std::nullopt});
+  d.request_vms.push_back({0, std::nullopt, std::nullopt});
+  at(h, seconds(2), d);
+  h.sim.run_until(seconds(200));
+  std::vector<std::string> fleet;
+  for (const auto& e : h.events)
+    if (e.find(" vm_requested ") != std::string::npos ||
+        e.find(" host_added ") != std::string::npos)
+      fleet.push_back(e);
+  ASSERT_EQ(fleet.size(), 2u);
+  EXPECT_EQ(fleet[0], "2 vm_requested  -1 -1 -1 -1 -1  -1 template=0;replaces=-1");
+  EXPECT_EQ(fleet[1].substr(fleet[1].find(' ')), " host_added  -1 1 -1 -1 -1  -1 ");
+}
+
 /// kLifecycle leaves out the batch events and nothing else.
 TEST(EventLog, LifecycleLevelLeavesOutBatches) {
   Harness all = tiny(metrics::EventLevel::kAll);

@@ -23,6 +23,8 @@ struct Outcome {
   std::vector<metrics::RequestRecord> records;
   std::uint64_t in_system = 0;
   nlohmann::json extra;
+  std::uint64_t dequeued = 0;  ///< policy::FunctionView::dequeued of the function
+  double dequeued_wait_s = 0.0;
 };
 
 Outcome revoked_at_60s(SpotDrain drain, Time provisioning, Time lead,
@@ -49,7 +51,9 @@ Outcome revoked_at_60s(SpotDrain drain, Time provisioning, Time lead,
   for (int i = 0; i <= 40; ++i)
     h.arrive(seconds(5.0 * i), 0);
   h.sim.run_until(seconds(300));
-  return {h.records, h.platform->requests_in_system(), h.platform->summary_extra(h.sim.now())};
+  const auto view = h.platform->view();
+  return {h.records, h.platform->requests_in_system(), h.platform->summary_extra(h.sim.now()),
+          view.functions[0].dequeued, view.functions[0].dequeued_wait_s};
 }
 
 Time last_start_on_device0(const Outcome& h) {
@@ -153,6 +157,45 @@ TEST(SpotRevocation, BatchRunningAtTheRevocationIsCut) {
   for (const auto& r : requeue.records)
     EXPECT_NE(r.outcome, metrics::Outcome::kDropped);
   EXPECT_EQ(requeue.extra["spot"]["requests_cut_at_revocation"], 1);
+}
+
+/// A cut batch ends at the revocation. The batch of the request of 55 s (host 0 from 57.2 s,
+/// due at 61.2 s) is dropped at 60 s; every other batch runs as when it is let finish (the
+/// dropped request is not retried, and host 0 takes nothing after its drain at 59 s). So
+/// dropping gives 61.2 - 60 = 1.2 s less GPU busy time, and one batch fewer: 41 one-request
+/// batches when it finishes, the 40 that ran when it is dropped.
+TEST(SpotRevocation, CutBatchFreesItsGpuAtTheRevocation) {
+  const auto finish = revoked_at_60s(SpotDrain::kAtReplacement, seconds(100), seconds(1),
+                                     SpotRevokedBatches::kFinish);
+  const auto drop = revoked_at_60s(SpotDrain::kAtReplacement, seconds(100), seconds(1),
+                                   SpotRevokedBatches::kDrop);
+  EXPECT_NEAR(
+      finish.extra["gpu_busy_seconds"].get<double>() - drop.extra["gpu_busy_seconds"].get<double>(),
+      1.2, 1e-9);
+  EXPECT_EQ(finish.extra["batches"], 41);
+  EXPECT_EQ(drop.extra["batches"], 40);
+}
+
+/// A requeued request is dequeued once. Each batch starts at its dispatch (one request, an
+/// idle exclusive GPU), so the summed queue waits are those of the records, start - arrival:
+/// exactly so when the batch is let finish. Requeued, the request of 55 s waited 57.2 - 55 s
+/// before its cut dispatch and from 60 s (its requeue) to its record's start: its record's
+/// wait less the 60 - 57.2 = 2.8 s it spent on host 0; 41 requests dequeued, not 42.
+TEST(SpotRevocation, RequeuedRequestIsDequeuedOnce) {
+  const auto waits = [](const Outcome& h) {
+    double s = 0.0;
+    for (const auto& r : h.records)
+      s += (r.start - r.arrival).to_seconds();
+    return s;
+  };
+  const auto finish = revoked_at_60s(SpotDrain::kAtReplacement, seconds(100), seconds(1),
+                                     SpotRevokedBatches::kFinish);
+  EXPECT_EQ(finish.dequeued, 41u);
+  EXPECT_NEAR(finish.dequeued_wait_s, waits(finish), 1e-9);
+  const auto requeue = revoked_at_60s(SpotDrain::kAtReplacement, seconds(100), seconds(1),
+                                      SpotRevokedBatches::kRequeue);
+  EXPECT_EQ(requeue.dequeued, 41u);
+  EXPECT_NEAR(requeue.dequeued_wait_s, waits(requeue) - 2.8, 1e-9);
 }
 
 /// `n` spot hosts without GPUs (and an owned host with one) and no work, the interval model with

@@ -155,6 +155,14 @@ std::uint64_t ControlPlane::cut_batch(Inst& inst) {
   const std::uint64_t n = lost.size();
   running_requests_ -= n;
   const Time now = sim_.now();
+  // The batch ends here with its VM: its GPU is idle from now (busy time, utilisation), its
+  // activations are freed, and it is not a batch that ran (summary `batches`, the instance's
+  // count, batch statistics). The unit's completion, when the execution model would have
+  // finished it, only frees the instance (batch_finished).
+  inst.batch_cut = true;
+  --batches_;
+  if (inst.gpu != nullptr) inst.gpu->batch_finished(now);
+  release_activations(inst);
   if (config_.spot.revoked_batches == SpotRevokedBatches::kDrop) {
     // The VM and the work on it are gone (Protean §4.5 expects the remaining requests to
     // "finish before the eviction"; one that has not is lost).
@@ -169,6 +177,7 @@ std::uint64_t ControlPlane::cut_batch(Inst& inst) {
     Queue& to = route(*fn.queue, -1);  // the revoked host is no longer available
     const policy::QueuedRequest v{
         r.id, r.arrival.time, r.arrival.cls, r.arrival.application, r.arrival.slo, r.timeout};
+    requeued_at_[r.id] = now;  // dequeued once already (Fn::dequeued)
     to.requests.push_back(std::move(r), v);
     ++fn.queued;
     if (std::find(touched.begin(), touched.end(), &to) == touched.end()) touched.push_back(&to);
@@ -182,6 +191,11 @@ void ControlPlane::releasing(int host) {
   stats_.host_event(host, sim_.now(), "releasing", {});
   dispatchability_changed();  // the host is no longer available
   stop_on_host(host);
+}
+
+void ControlPlane::vm_requested(int host_template, int replaces) {
+  stats_.host_event(-1, sim_.now(), "vm_requested",
+                    fmt::format("template={};replaces={}", host_template, replaces));
 }
 
 void ControlPlane::host_added(int host) {
@@ -246,12 +260,7 @@ void ControlPlane::apply(const policy::Decisions& d, policy::Autoscaler* origin)
     ++counts_.applied["reconfigure"];
     stats_.gpu_reconfiguration(ref, sim_.now(), "begun", r.profiles, {});
   }
-  for (const auto& r : d.request_vms) {
-    stats_.host_event(
-        -1, sim_.now(), "vm_requested",
-        fmt::format("template={};replaces={}", r.host_template, r.replaces ? *r.replaces : -1));
-  }
-  fleet_->apply(d);
+  fleet_->apply(d);  // logs the VM requests it accepts (vm_requested)
   if (d.start.empty()) return;
   // Built after the stops and reconfigurations, so placement sees the room they freed.
   policy::PlatformView pv = view();

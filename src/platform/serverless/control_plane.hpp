@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <unordered_map>
 #include <vector>
 
 #include "accounting.hpp"
@@ -64,6 +65,7 @@ class ControlPlane final : private FleetEvents, private BatchEvents {
   /// having been taken from the instance here, records nothing. Returns their number.
   std::uint64_t cut_batch(Inst& inst);
   void releasing(int host) override;
+  void vm_requested(int host_template, int replaces) override;
   void host_added(int host) override;
   // BatchEvents (request_path.cpp, replicas.cpp).
   /// The one completion path: records the batch's requests (records.hpp); a batch of an
@@ -242,6 +244,9 @@ class ControlPlane final : private FleetEvents, private BatchEvents {
   std::uint64_t dropped_ = 0;
   std::uint64_t completed_ = 0;
   std::uint64_t batches_ = 0;
+  /// Requests back in a queue after their batch was cut (spot_revoked_batches requeue), and
+  /// when: their next dequeue is not counted again (Fn::dequeued), only its wait since then.
+  std::unordered_map<std::uint64_t, Time> requeued_at_;
 };
 
 }  // namespace sim::platform::serverless

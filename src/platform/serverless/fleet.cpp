@@ -160,6 +160,7 @@ void Fleet::apply(const policy::Decisions& d) {
     ++pending_vms_;
     const int t = r.host_template;
     const std::optional<int> replaces = r.replaces;
+    events_.vm_requested(t, replaces ? *replaces : -1);
     sim_.schedule_in(config_.provisioning_delay, [this, t, market, replaces] {
       --pending_vms_;
       ++vms_provisioned_;

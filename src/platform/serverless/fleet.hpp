@@ -31,6 +31,9 @@ class FleetEvents {
   virtual RevokedWork revoked(int host) = 0;
   /// `host` is being released (procurement) and is no longer available: drain its instances.
   virtual void releasing(int host) = 0;
+  /// The fleet accepted a request for a VM of `host_template` (procurement), replacing the
+  /// host `replaces` (-1: none); it comes up after the provisioning delay.
+  virtual void vm_requested(int host_template, int replaces) = 0;
   /// A requested VM came up as `host`.
   virtual void host_added(int host) = 0;
 };

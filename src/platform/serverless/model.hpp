@@ -296,6 +296,9 @@ struct alignas(64) Inst {
   /// when they fitted again; a request's wait until then is queueing for memory, not batching.
   bool short_of_memory = false;
   bool stop_after_batch = false;
+  /// Its running batch was cut at its host's revocation (ControlPlane::cut_batch): the batch
+  /// ended there, and the unit's later completion only frees the instance.
+  bool batch_cut = false;
   bool held = false;  ///< ready but not dispatchable (a part of a replica)
   /// With idle sets (Queue::Dispatchable): in its queue's idle instances (what Queue::idle
   /// holds without them), and a member of the queue's set.

@@ -262,8 +262,17 @@ void ControlPlane::pump(Queue& q) {
     for (const Request& r : batch) {
       Fn& rf = *fns_[r.arrival.function];
       --rf.queued;
-      ++rf.dequeued;
-      rf.dequeued_wait_s += (sim_.now() - r.arrival.time).to_seconds();
+      Time since = r.arrival.time;
+      const auto again = requeued_at_.empty() ? requeued_at_.end() : requeued_at_.find(r.id);
+      if (again == requeued_at_.end()) {
+        ++rf.dequeued;
+      } else {
+        // Requeued after a revocation cut its batch: counted at its first dequeue; its wait
+        // adds the time since it came back, not since its arrival again.
+        since = again->second;
+        requeued_at_.erase(again);
+      }
+      rf.dequeued_wait_s += (sim_.now() - since).to_seconds();
     }
     run_batch(*inst, std::move(batch));
   }
@@ -357,12 +366,17 @@ void ControlPlane::batch_finished(FinishedBatch b) {
   // A pipeline's batch: its head was freed when its first part passed the batch on.
   if (!b.unit) return;
   const Time now = sim_.now();
-  stats_.batch_finished(*inst, *b.unit, requests);
   cluster::Host& host = fleet_->host(inst->loc.host);
-  if (inst->gpu != nullptr) inst->gpu->batch_finished(now);
+  if (inst->batch_cut) {
+    // Cut at its host's revocation (cut_batch), which ended the batch then.
+    inst->batch_cut = false;
+  } else {
+    stats_.batch_finished(*inst, *b.unit, requests);
+    if (inst->gpu != nullptr) inst->gpu->batch_finished(now);
+    ++inst->batches;
+  }
   const bool released = inst->holds_activations;
   release_activations(*inst);
-  ++inst->batches;
   inst->life.transition(InstanceEvent::kBatchDone, now);
   if (inst->stop_after_batch || !host.available) {
     terminate(*inst);
