@@ -22,6 +22,7 @@ constexpr int kMaxSpines = 1024;
 constexpr int kMaxLeaves = 4096;
 constexpr int kMaxHostsPerLeaf = 4096;
 constexpr long kMaxHosts = 1'000'000;
+constexpr const char* kBorderName = "border";
 
 std::shared_ptr<const Schema> tier_schema() {
   auto s = std::make_shared<Schema>("link_tier", "Bandwidth and latency of one tier of links.");
@@ -161,6 +162,16 @@ Topology build_topology(const json& resolved, const std::string& file, const std
     const json& st = stores[k];
     const std::string where = fmt::format("{}/object_stores/{}", pointer, k);
     const std::string name = st.at("name").get<std::string>();
+    if (name.empty()) {
+      diag.error(where + "/name", "expected a non-empty node name, found \"\"");
+      continue;
+    }
+    // "border" is the border leaf's name, built on demand when a store attaches there: a
+    // store of that name would clash with it whichever of the two comes first.
+    if (name == kBorderName) {
+      diag.error(where + "/name", "the node name \"border\" is reserved for the border leaf");
+      continue;
+    }
     if (t.find(name) || !names.insert(name).second) {
       diag.error(where + "/name", fmt::format("the node name \"{}\" is already taken", name));
       continue;
@@ -169,7 +180,7 @@ Topology build_topology(const json& resolved, const std::string& file, const std
     NodeId to = 0;
     if (attach == "border") {
       if (!border) {
-        border = t.add_node("border", NodeKind::kLeaf);
+        border = t.add_node(kBorderName, NodeKind::kLeaf);
         for (const NodeId sp : spine_ids) {
           t.add_link(*border, sp, config::get_bitrate(border_link, "bandwidth"),
                      config::get_duration(border_link, "latency"));

@@ -2,6 +2,9 @@
 
 #include <fstream>
 #include <set>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "sim/config/diagnostics.hpp"
 #include "sim/network/route_table.hpp"
@@ -104,6 +107,30 @@ TEST(Topology, SchemaReportsPathsAndSuggestions) {
     FAIL();
   } catch (const config::ConfigError& e) {
     EXPECT_NE(std::string(e.what()).find("/object_stores/0/attach"), std::string::npos);
+  }
+}
+
+// Found by fuzz_topology: an empty store name, or a store named like the border leaf, escaped
+// as std::invalid_argument from Topology::add_node instead of a located ConfigError.
+TEST(Topology, StoreNamesMustBeNonEmptyAndNotTheBorderLeaf) {
+  const auto store = [](const std::string& name, const std::string& attach) {
+    return json{{"name", name}, {"egress", "1Gbps"}, {"attach", attach}};
+  };
+  const std::vector<std::pair<json, std::string>> cases = {
+      {json::array({store("", "leaf:0")}), "/object_stores/0/name"},
+      {json::array({store("border", "leaf:0"), store("cloud", "border")}), "/object_stores/0/name"},
+      {json::array({store("cloud", "border"), store("border", "spine:0")}),
+       "/object_stores/1/name"},
+  };
+  for (const auto& [stores, path] : cases) {
+    try {
+      (void)load_topology(json{{"leaves", 2}, {"object_stores", stores}}, "net.json");
+      FAIL() << stores.dump();
+    } catch (const config::ConfigError& e) {
+      const std::string m = e.what();
+      EXPECT_NE(m.find("net.json"), std::string::npos) << m;
+      EXPECT_NE(m.find(path), std::string::npos) << m;
+    }
   }
 }
 
