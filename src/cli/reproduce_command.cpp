@@ -8,7 +8,9 @@
 #include <algorithm>
 #include <atomic>
 #include <boost/program_options.hpp>
+#include <charconv>
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
@@ -102,14 +104,15 @@ std::optional<nlohmann::json> run_one(const scenario::LoadedScenario& loaded,
 /// A search variant: bisects every workload's rate (rate_search.hpp); each probe is its own
 /// run, RUN.rate-R; the outcome is the best probe's summary with a `search` block.
 void execute_search(Job& job, const reproduce::RunVariant& variant, const fs::path& out_dir,
-                    const scenario::Registry& registry, bool reuse) {
+                    const std::vector<std::string>& extra, const scenario::Registry& registry,
+                    bool reuse) {
   const std::size_t workloads =
-      load_variant(variant, job.spec->id, {}, registry).resolved.at("workload").size();
+      load_variant(variant, job.spec->id, extra, registry).resolved.at("workload").size();
   std::optional<nlohmann::json> best;
   std::optional<nlohmann::json> last;
   bool all_reused = true;
   const auto result = reproduce::search_rate(*variant.search, [&](double rate) {
-    std::vector<std::string> rates;
+    std::vector<std::string> rates = extra;
     for (std::size_t i = 0; i < workloads; ++i)
       rates.push_back(fmt::format("workload.{}.rate={}/s", i, rate));
     const auto loaded =
@@ -137,8 +140,9 @@ void execute_search(Job& job, const reproduce::RunVariant& variant, const fs::pa
   job.reused = all_reused;
 }
 
-void execute(Job& job, Size size, const fs::path& runs_dir, const scenario::Registry& registry,
-             bool reuse) {
+/// `extra`: overrides applied to every run after its variant's own (--seed).
+void execute(Job& job, Size size, const fs::path& runs_dir, const std::vector<std::string>& extra,
+             const scenario::Registry& registry, bool reuse) {
   const auto* variant = job.spec->variant(size);
   if (variant == nullptr) {
     job.outcome.error = "no " + reproduce::to_string(size) + "-size variant";
@@ -147,9 +151,9 @@ void execute(Job& job, Size size, const fs::path& runs_dir, const scenario::Regi
   const auto start = std::chrono::steady_clock::now();
   try {
     if (variant->search) {
-      execute_search(job, *variant, runs_dir / job.family, registry, reuse);
+      execute_search(job, *variant, runs_dir / job.family, extra, registry, reuse);
     } else {
-      const auto loaded = load_variant(*variant, job.spec->id, {}, registry);
+      const auto loaded = load_variant(*variant, job.spec->id, extra, registry);
       auto summary = run_one(loaded, runs_dir / job.family, registry, reuse, job.reused);
       if (summary) {
         job.outcome.ok = true;
@@ -166,15 +170,16 @@ void execute(Job& job, Size size, const fs::path& runs_dir, const scenario::Regi
 }
 
 /// Runs every job on `threads` threads (each run is independent and single-threaded).
-void run_all(std::vector<Job>& jobs, Size size, const fs::path& runs_dir, unsigned threads,
-             bool reuse, std::ostream& err) {
+void run_all(std::vector<Job>& jobs, Size size, const fs::path& runs_dir,
+             const std::vector<std::string>& extra, unsigned threads, bool reuse,
+             std::ostream& err) {
   const auto registry = builtin_registry();
   std::atomic<std::size_t> next{0};
   std::mutex log;
   auto worker = [&] {
     for (std::size_t i = next++; i < jobs.size(); i = next++) {
       if (interrupt_requested()) return;
-      execute(jobs[i], size, runs_dir, registry, reuse);
+      execute(jobs[i], size, runs_dir, extra, registry, reuse);
       const std::lock_guard<std::mutex> lock(log);
       err << fmt::format("[{}/{}] {}/{}: {} ({:.1f} s)\n", i + 1, jobs.size(), jobs[i].family,
                          jobs[i].spec->id,
@@ -249,7 +254,8 @@ int merge_scorecards(const fs::path& target, const std::vector<std::string>& inp
 
 int reproduce_command(const Args& args, std::ostream& out, std::ostream& err) {
   po::options_description options(
-      "usage: dcsim reproduce FAMILY [--size ci|full] [-j N] [--out DIR] [--reuse] [--suggest]\n"
+      "usage: dcsim reproduce FAMILY [--size ci|full] [-j N] [--out DIR] [--seed N] [--reuse]\n"
+      "                              [--suggest]\n"
       "       dcsim reproduce --page docs/reproduction/README.md SCORECARD.json\n"
       "       dcsim reproduce --merge OUT.json SCORECARD.json...\n\n"
       "Runs the scenarios behind every claim of a paper (FAMILY: protean, flashpoint,\n"
@@ -257,7 +263,9 @@ int reproduce_command(const Args& args, std::ostream& out, std::ostream& err) {
       "data/reproduction/FAMILY.json (the paper's value and where it is given, dcsim's value,\n"
       "the rule, and the verdict: holds, misses, or not comparable with the reason), prints\n"
       "the scorecard and writes DIR/scorecard.json and DIR/scorecard.md (runs under\n"
-      "DIR/runs/). Exits 1 when a claim marked \"reproduced\": true does not hold. --page\n"
+      "DIR/runs/). Exits 1 when a claim marked \"reproduced\": true does not hold. --seed N\n"
+      "runs every scenario with seed N instead of its own (a seed study; the scorecard's\n"
+      "verdicts are then those of seed N). --page\n"
       "rewrites the generated section of the reproduction summary from a scorecard; --merge\n"
       "joins the families of scorecards run separately.\n\noptions");
   options.add_options()("help,h", "show this help")(
@@ -265,7 +273,10 @@ int reproduce_command(const Args& args, std::ostream& out, std::ostream& err) {
       "jobs,j", po::value<unsigned>()->default_value(1), "runs in parallel")(
       "out,o", po::value<std::string>()->default_value("out/reproduce"), "output directory")(
       "claims", po::value<std::string>(), "claim directory (default: DATA_DIR/reproduction)")(
-      "reuse", "reuse complete runs of the same resolved scenario found under DIR/runs/")(
+      "seed", po::value<std::string>(),
+      "master seed of every run (overrides each scenario's \"seed\", after the claim file's "
+      "\"set\")")("reuse",
+                  "reuse complete runs of the same resolved scenario found under DIR/runs/")(
       "suggest", "also list claims that hold but are not marked reproduced")(
       "page", po::value<std::string>(), "regenerate this page's scorecard section")(
       "merge", po::value<std::string>(), "write one scorecard of the given scorecards")(
@@ -302,6 +313,18 @@ int reproduce_command(const Args& args, std::ostream& out, std::ostream& err) {
     throw UsageError("--size: expected ci or full, found \"" + size_text + "\"");
   }
   const Size size = size_text == "ci" ? Size::kCi : Size::kFull;
+  // Checked here, before any run (program_options would wrap "-1" to 2^64-1).
+  std::vector<std::string> extra;
+  if (vm.count("seed") != 0) {
+    const auto text = vm["seed"].as<std::string>();
+    std::uint64_t seed = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), seed);
+    if (text.empty() || ec != std::errc() || end != text.data() + text.size()) {
+      throw UsageError("--seed: expected an integer from 0 to 18446744073709551615, found \"" +
+                       text + "\"");
+    }
+    extra.push_back("seed=" + std::to_string(seed));
+  }
   const fs::path claims_dir = vm.count("claims") != 0 ? fs::path(vm["claims"].as<std::string>())
                                                       : data_dir() / "reproduction";
   const fs::path out_dir = vm["out"].as<std::string>();
@@ -324,7 +347,8 @@ int reproduce_command(const Args& args, std::ostream& out, std::ostream& err) {
   }
   fs::create_directories(out_dir);
   const auto start = std::chrono::steady_clock::now();
-  run_all(jobs, size, out_dir / "runs", vm["jobs"].as<unsigned>(), vm.count("reuse") != 0, err);
+  run_all(jobs, size, out_dir / "runs", extra, vm["jobs"].as<unsigned>(), vm.count("reuse") != 0,
+          err);
   if (interrupt_requested()) return kExitInterrupted;
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

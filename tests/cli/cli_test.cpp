@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -398,6 +399,71 @@ TEST(Cli, ReproduceMergeReplacesAFamilyRunAgain) {
   EXPECT_EQ(merged.families[0].family, "a");
   EXPECT_EQ(merged.families[1].family, "b");
   EXPECT_EQ(merged.families[1].claims.size(), 2U);
+  std::filesystem::remove_all(dir);
+}
+
+// --seed N reaches every run, plain and search probes alike (the resolved scenario each run
+// writes), after the claim file's own "set"; without it each scenario keeps its own seed.
+TEST(Cli, ReproduceSeedOverridesEveryRunsSeed) {
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("dcsim-cli-seed-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir / "claims");
+  const std::string quickstart = SIM_SOURCE_DIR "/scenarios/quickstart.json";  // seed 42
+  const nlohmann::json short_run = {"duration=3s", "warmup=1s", "seed=5"};
+  auto claim = [](const std::string& id, const std::string& term) {
+    return nlohmann::json{{"id", id},
+                          {"statement", id},
+                          {"paper", {{"where", "test"}, {"text", "0"}}},
+                          {"metric", {{"kind", "value"}, {"of", {term}}}},
+                          {"rule", {{"kind", "at_least"}, {"bound", 0}}},
+                          {"reproduced", false}};
+  };
+  const nlohmann::json file = {
+      {"family", "queueing"},
+      {"paper", "test"},
+      {"page", ""},
+      {"runs",
+       {{{"id", "plain"}, {"ci", {{"scenario", quickstart}, {"set", short_run}}}},
+        {{"id", "search"},
+         {"ci",
+          {{"scenario", quickstart},
+           {"set", short_run},
+           {"search", {{"low", 10}, {"high", 20}, {"steps", 1}, {"target", 0}}}}}}}},
+      {"claims",
+       {claim("t.plain", "plain:gpu_utilisation"),
+        claim("t.search", "search:search.throughput_rps")}}};
+  std::ofstream(dir / "claims/queueing.json") << file.dump(2);
+
+  // The seed of every run's resolved scenario under OUT/runs/queueing, by run folder.
+  auto seeds = [&](const std::string& out) {
+    std::map<std::string, std::uint64_t> found;
+    for (const auto& entry : std::filesystem::directory_iterator(dir / out / "runs/queueing")) {
+      if (!entry.is_directory()) continue;
+      const auto resolved = nlohmann::json::parse(read((entry.path() / "scenario.json").string()));
+      const auto name = entry.path().filename().string();
+      found[name.rfind("search.rate-", 0) == 0 ? "search" : name] =
+          resolved.at("seed").get<std::uint64_t>();
+    }
+    return found;
+  };
+  const std::string claims = (dir / "claims").string();
+  ASSERT_EQ(
+      call(reproduce_command, {"queueing", "--claims", claims, "--out", (dir / "default").string()})
+          .code,
+      kExitOk);
+  EXPECT_EQ(seeds("default"), (std::map<std::string, std::uint64_t>{{"plain", 5}, {"search", 5}}));
+  ASSERT_EQ(call(reproduce_command, {"queueing", "--claims", claims, "--out",
+                                     (dir / "seeded").string(), "--seed", "123"})
+                .code,
+            kExitOk);
+  EXPECT_EQ(seeds("seeded"),
+            (std::map<std::string, std::uint64_t>{{"plain", 123}, {"search", 123}}));
+  EXPECT_THROW(call(reproduce_command,
+                    {"queueing", "--claims", claims, "--out", (dir / "bad").string(), "--seed=-1"}),
+               UsageError);
+  EXPECT_FALSE(std::filesystem::exists(dir / "bad"));
+  EXPECT_NE(call(reproduce_command, {"--help"}).out.find("--seed"), std::string::npos);
   std::filesystem::remove_all(dir);
 }
 
