@@ -163,6 +163,7 @@ void ProteanAutoscaler::reconfigurator(const PlatformView& view, Decisions& d) {
     if (counters_[g].should_reconfigure(mismatch, config_.reconfiguration.wait_limit) &&
         !gv->reconfiguring && in_progress < cap) {
       draining_[g] = target;
+      counters_[g].reconfigured();  // lines 26, 29-30
       ++in_progress;
     }
   }

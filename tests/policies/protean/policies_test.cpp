@@ -343,6 +343,41 @@ TEST(ProteanAutoscaler, ReconfiguresAfterWaitLimitAndDrainsFirst) {
   EXPECT_EQ(reconfigs, 2U);
 }
 
+TEST(ProteanAutoscaler, AReconfiguredGpuWaitsWaitLimitMismatchesAgain) {
+  // One GPU in (4g, 2g, 1g), so the cap is max(1, floor(0.3)) = 1. BE model of 14 GB, BE
+  // arrivals counted per interval (W = 1 s), EWMA alpha 0.5, fixed T_low 0.1, T_high 0.9.
+  // Ticks 0-3: 200 per tick -> 200 / 128 x 14 = 21.9 GB, no small set holds it -> (4g, 3g);
+  // mismatches 1-3 at ticks 0-2, tick 3 reconfigures (the GPU is empty: at once).
+  // From tick 4 (the GPU now in (4g, 3g), its downtime over) 40 per tick: the EWMA is 120, 80,
+  // 60, 50, 45 -> 13.1, 8.75, 6.6, 5.5, 4.9 GB, occupancy of (1g, 2g) 0.875 .. 0.33, inside
+  // [0.1, 0.9] -> (4g, 2g, 1g), a mismatch at every tick. Algorithm 2 reset wait_ctr when it
+  // reconfigured (line 26 makes curr_geometry final_geometry, line 30), so ticks 4-6 count
+  // 1-3 and tick 7 reconfigures; with the counter kept at wait_limit (dcsim before 2026-11-27)
+  // tick 4 reconfigured again at once.
+  PlatformView v = mig_view();
+  FunctionView be = small_be(0, 0);
+  be.device_memory_gb = 14;
+  ProteanAutoscalerConfig c;
+  c.best_effort_count = BestEffortCount::kIntervalArrivals;
+  ProteanAutoscaler a(c);
+  std::uint64_t arrivals = 0;
+  std::vector<int> at;
+  for (int tick = 0; tick < 9; ++tick) {
+    arrivals += tick < 4 ? 200 : 40;
+    be.arrivals = arrivals;
+    v.functions = {be};
+    v.now = seconds(tick);
+    if (tick == 4) v.hosts[0].gpus[0].slices = {slice("3g.20gb", 20, 20), slice("4g.20gb", 20, 20)};
+    const auto d = a.decide(v);
+    for (const auto& r : d.reconfigure) {
+      at.push_back(tick);
+      EXPECT_EQ(r.profiles, tick == 3 ? (std::vector<std::string>{"3g.20gb", "4g.20gb"})
+                                      : (std::vector<std::string>{"1g.5gb", "2g.10gb", "4g.20gb"}));
+    }
+  }
+  EXPECT_EQ(at, (std::vector<int>{3, 7}));
+}
+
 TEST(ProteanAutoscaler, ReconfiguratorRunsOncePerMonitorInterval) {
   // As above, but W = 2 s with a decision every 1 s: Algorithm 2 runs at ticks 0, 2, 4, 6, ...
   // (arrivals over 2 s: 3200 / 8 GPUs = 400 per GPU -> 4 batches x 14 GB, still no small set ->
