@@ -135,6 +135,33 @@ void ProteanAutoscaler::reconfigurator(const PlatformView& view, Decisions& d) {
       if (h.gpus[g].reconfiguring) ++in_progress;
     }
   }
+  // A GPU past its downtime still counts until it serves again (ReconfiguringUntil::kServing).
+  for (auto it = recovering_.begin(); it != recovering_.end();) {
+    const auto [host, gpu] = it->first;
+    const GpuView* gv = gpu_of(view, host, gpu);
+    if (gv == nullptr) {
+      it = recovering_.erase(it);
+      continue;
+    }
+    if (gv->reconfiguring) {  // counted above
+      ++it;
+      continue;
+    }
+    bool ready = false;
+    bool starting = false;
+    for (const auto& i : view.instances) {
+      if (i.location.host != host || i.location.gpu != gpu) continue;
+      ready = ready || i.state == InstanceState::kIdle || i.state == InstanceState::kBusy;
+      starting = starting || i.state == InstanceState::kColdStarting;
+    }
+    if (ready || (!starting && it->second)) {
+      it = recovering_.erase(it);
+      continue;
+    }
+    if (!starting) it->second = true;  // none placed yet: the next decision may place some
+    ++in_progress;
+    ++it;
+  }
   if (gpus.empty()) return;
   const double predicted = predictor_.observe(be_new / static_cast<double>(gpus.size()));
   double memory = 0.0;  // line 9: mem(BE_model, pred_BE_num)
@@ -163,6 +190,7 @@ void ProteanAutoscaler::reconfigurator(const PlatformView& view, Decisions& d) {
     if (counters_[g].should_reconfigure(mismatch, config_.reconfiguration.wait_limit) &&
         !gv->reconfiguring && in_progress < cap) {
       draining_[g] = target;
+      counters_[g].reconfigured();  // lines 26, 29-30
       ++in_progress;
     }
   }
@@ -188,6 +216,9 @@ void ProteanAutoscaler::drain(const PlatformView& view, Decisions& d) {
     if (empty && !gv->reconfiguring) {
       d.reconfigure.push_back({host, gpu, it->second});
       reconfigured_now_.insert(it->first);
+      if (config_.reconfiguring_until == ReconfiguringUntil::kServing) {
+        recovering_[it->first] = false;
+      }
       it = draining_.erase(it);
     } else {
       ++it;

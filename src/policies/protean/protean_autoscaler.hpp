@@ -43,6 +43,18 @@ enum class BestEffortCount : std::uint8_t {
   kIntervalArrivals  ///< arrivals during the monitor interval (one control tick)
 };
 
+/// Until when a reconfigured GPU counts against the ~30% of GPUs that may reconfigure at once
+/// (§4.4: "to keep overall GPU downtime low").
+enum class ReconfiguringUntil : std::uint8_t {
+  /// until the MIG downtime is over (dcsim before 2026-11-27): a GPU whose new slices still
+  /// wait for their containers' cold starts no longer counts, so the next GPUs start draining
+  kDowntime,
+  /// until the GPU serves again: one of its containers is ready (idle or busy), or none was
+  /// placed on it in the decision after its downtime (nothing to wait for). Reconfiguring needs
+  /// every process on the GPU gone (§2.1), so its containers restart before it serves
+  kServing
+};
+
 struct ProteanAutoscalerConfig {
   Time surplus_period = seconds(600);
   ContainerPlacement placement = ContainerPlacement::kJobDistribution;
@@ -51,6 +63,7 @@ struct ProteanAutoscalerConfig {
   double ewma_alpha = 0.5;
   BestEffortCount best_effort_count = BestEffortCount::kInFlight;
   double max_reconfiguring_fraction = 0.3;
+  ReconfiguringUntil reconfiguring_until = ReconfiguringUntil::kServing;
   double strict_sm_cap = 1.0;  ///< GPUlet: SM cap of strict containers under MPS
   ContainerCount container_count = ContainerCount::kInFlight;
   /// n_c per worker node from its share and its own queue, per node from an even share of
@@ -89,6 +102,9 @@ class ProteanAutoscaler final : public Autoscaler {
   std::map<std::pair<int, int>, MismatchCounter> counters_;
   std::map<std::pair<int, int>, std::vector<std::string>> draining_;  ///< GPU -> target
   GpuSet reconfigured_now_;  ///< reconfigured this tick: no containers there until it is done
+  /// reconfigured GPUs not yet serving (ReconfiguringUntil::kServing) -> whether a decision
+  /// after their downtime has already found no instance on them
+  std::map<std::pair<int, int>, bool> recovering_;
   std::set<InstanceId> stopping_;
   std::map<std::uint32_t, Time> surplus_since_;
   std::optional<Time> last_monitor_;  ///< when Algorithm 2 last ran

@@ -83,6 +83,11 @@ class MismatchCounter {
   /// reached wait_limit (it stays there, so a GPU held back by the 30% cap is due at the next
   /// interval). Otherwise counts the mismatch, or resets the counter when they match.
   bool should_reconfigure(bool mismatch, int wait_limit);
+  /// The GPU is being reconfigured to the decided geometry: wait_ctr <- 0. In Algorithm 2,
+  /// reconfigure_GPU(final_geometry) (line 26) makes curr_geometry final_geometry, so line 29
+  /// resets the counter in the same call; a later change of the decision waits wait_limit
+  /// mismatches again rather than reconfiguring the GPU at once.
+  void reconfigured() { count_ = 0; }
   [[nodiscard]] int count() const { return count_; }
 
  private:

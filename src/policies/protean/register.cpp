@@ -158,6 +158,14 @@ PolicyKind autoscaler() {
       .at_least(0)
       .at_most(1)
       .doc("share of the MIG GPUs that may reconfigure at once (§4.4: ~30%), at least one");
+  s->add("reconfiguring_until", ParamType::kChoice)
+      .def("serving")
+      .one_of({"serving", "downtime"})
+      .doc(
+          "until when a reconfigured GPU counts against max_reconfiguring_fraction (§4.4: "
+          "\"to keep overall GPU downtime low\"): serving = until one of its containers is "
+          "ready again (its containers restart after the reconfiguration), or none was placed "
+          "on it after the downtime; downtime = until the MIG downtime is over");
   s->list_of("fallback_geometry", ParamType::kString)
       .def(json::array({"4g.20gb", "3g.20gb"}))
       .doc("geometry when no small slice set fits (Algorithm 2 line 20)");
@@ -220,6 +228,9 @@ PolicyKind autoscaler() {
                                       ? BestEffortCount::kInFlight
                                       : BestEffortCount::kIntervalArrivals;
             c.max_reconfiguring_fraction = p.at("max_reconfiguring_fraction").get<double>();
+            c.reconfiguring_until = p.at("reconfiguring_until").get<std::string>() == "serving"
+                                        ? ReconfiguringUntil::kServing
+                                        : ReconfiguringUntil::kDowntime;
             c.strict_sm_cap = p.at("strict_sm_cap").get<double>();
             const auto count = p.at("container_count").get<std::string>();
             c.container_count = count == "in-flight"          ? ContainerCount::kInFlight

@@ -143,6 +143,14 @@ TEST(MismatchCounter, ReconfiguresAfterWaitLimitMismatches) {
   EXPECT_EQ(m.count(), 0);
   EXPECT_FALSE(m.should_reconfigure(true, 3));
   EXPECT_EQ(m.count(), 1);
+  // Reconfiguring resets it (lines 26, 29-30): the next mismatch counts 1 again.
+  EXPECT_FALSE(m.should_reconfigure(true, 3));
+  EXPECT_FALSE(m.should_reconfigure(true, 3));
+  EXPECT_TRUE(m.should_reconfigure(true, 3));
+  m.reconfigured();
+  EXPECT_EQ(m.count(), 0);
+  EXPECT_FALSE(m.should_reconfigure(true, 3));
+  EXPECT_EQ(m.count(), 1);
 }
 
 TEST(Reconfiguration, AtMostThirtyPercentOfGpus) {

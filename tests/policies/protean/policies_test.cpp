@@ -343,6 +343,95 @@ TEST(ProteanAutoscaler, ReconfiguresAfterWaitLimitAndDrainsFirst) {
   EXPECT_EQ(reconfigs, 2U);
 }
 
+TEST(ProteanAutoscaler, AReconfiguredGpuWaitsWaitLimitMismatchesAgain) {
+  // One GPU in (4g, 2g, 1g), so the cap is max(1, floor(0.3)) = 1. BE model of 14 GB, BE
+  // arrivals counted per interval (W = 1 s), EWMA alpha 0.5, fixed T_low 0.1, T_high 0.9.
+  // Ticks 0-3: 200 per tick -> 200 / 128 x 14 = 21.9 GB, no small set holds it -> (4g, 3g);
+  // mismatches 1-3 at ticks 0-2, tick 3 reconfigures (the GPU is empty: at once).
+  // From tick 4 (the GPU now in (4g, 3g), its downtime over) 40 per tick: the EWMA is 120, 80,
+  // 60, 50, 45 -> 13.1, 8.75, 6.6, 5.5, 4.9 GB, occupancy of (1g, 2g) 0.875 .. 0.33, inside
+  // [0.1, 0.9] -> (4g, 2g, 1g), a mismatch at every tick. Algorithm 2 reset wait_ctr when it
+  // reconfigured (line 26 makes curr_geometry final_geometry, line 30), so ticks 4-6 count
+  // 1-3 and tick 7 reconfigures; with the counter kept at wait_limit (dcsim before 2026-11-27)
+  // tick 4 reconfigured again at once.
+  PlatformView v = mig_view();
+  FunctionView be = small_be(0, 0);
+  be.device_memory_gb = 14;
+  ProteanAutoscalerConfig c;
+  c.best_effort_count = BestEffortCount::kIntervalArrivals;
+  ProteanAutoscaler a(c);
+  std::uint64_t arrivals = 0;
+  std::vector<int> at;
+  for (int tick = 0; tick < 9; ++tick) {
+    arrivals += tick < 4 ? 200 : 40;
+    be.arrivals = arrivals;
+    v.functions = {be};
+    v.now = seconds(tick);
+    if (tick == 4) v.hosts[0].gpus[0].slices = {slice("3g.20gb", 20, 20), slice("4g.20gb", 20, 20)};
+    const auto d = a.decide(v);
+    for (const auto& r : d.reconfigure) {
+      at.push_back(tick);
+      EXPECT_EQ(r.profiles, tick == 3 ? (std::vector<std::string>{"3g.20gb", "4g.20gb"})
+                                      : (std::vector<std::string>{"1g.5gb", "2g.10gb", "4g.20gb"}));
+    }
+  }
+  EXPECT_EQ(at, (std::vector<int>{3, 7}));
+}
+
+TEST(ProteanAutoscaler, AReconfiguredGpuCountsAgainstTheCapUntilItServes) {
+  // As ReconfiguresAfterWaitLimitAndDrainsFirst: tick 3 reconfigures hosts 0 and 1 (the cap of
+  // floor(0.3 x 8) = 2), the other six keep wait_ctr = 3. Tick 4: both in their downtime. Tick
+  // 5: the downtime is over, both in (4g, 3g), each with one container cold-starting. Under
+  // `downtime` neither counts any more, so hosts 2 and 3 reconfigure at tick 5. Under
+  // `serving` both count until a container of theirs is ready: none at tick 5; at tick 6 host
+  // 0's is idle (host 1's still cold-starting), so one GPU, host 2, reconfigures.
+  for (const auto until : {ReconfiguringUntil::kDowntime, ReconfiguringUntil::kServing}) {
+    PlatformView v = eight_mig_hosts();
+    FunctionView be = small_be(0, 0);
+    be.device_memory_gb = 14;
+    ProteanAutoscalerConfig c;
+    c.best_effort_count = BestEffortCount::kIntervalArrivals;
+    c.reconfiguring_until = until;
+    ProteanAutoscaler a(c);
+    std::uint64_t arrivals = 0;
+    std::vector<std::vector<int>> hosts(7);
+    for (int tick = 0; tick < 7; ++tick) {
+      arrivals += 1600;
+      be.arrivals = arrivals;
+      v.functions = {be};
+      v.now = seconds(tick);
+      if (tick == 5) {
+        for (int h = 0; h < 2; ++h) {
+          auto& g = v.hosts[static_cast<std::size_t>(h)].gpus[0];
+          g.reconfiguring = false;
+          g.slices = {slice("3g.20gb", 20, 20), slice("4g.20gb", 20, 20)};
+          InstanceView i;
+          i.id = static_cast<InstanceId>(h + 1);
+          i.function = 0;
+          i.state = InstanceState::kColdStarting;
+          i.location = {h, 0, 0};
+          v.instances.push_back(i);
+        }
+      }
+      if (tick == 6) v.instances[0].state = InstanceState::kIdle;
+      const auto d = a.decide(v);
+      for (const auto& r : d.reconfigure) {
+        hosts[static_cast<std::size_t>(tick)].push_back(r.host);
+        v.hosts[static_cast<std::size_t>(r.host)].gpus[0].reconfiguring = true;
+      }
+    }
+    const std::vector<int> none;
+    EXPECT_EQ(hosts[3], (std::vector<int>{0, 1}));
+    EXPECT_EQ(hosts[4], none);
+    if (until == ReconfiguringUntil::kDowntime) {
+      EXPECT_EQ(hosts[5], (std::vector<int>{2, 3}));
+    } else {
+      EXPECT_EQ(hosts[5], none);
+      EXPECT_EQ(hosts[6], (std::vector<int>{2}));
+    }
+  }
+}
+
 TEST(ProteanAutoscaler, ReconfiguratorRunsOncePerMonitorInterval) {
   // As above, but W = 2 s with a decision every 1 s: Algorithm 2 runs at ticks 0, 2, 4, 6, ...
   // (arrivals over 2 s: 3200 / 8 GPUs = 400 per GPU -> 4 batches x 14 GB, still no small set ->
