@@ -48,14 +48,14 @@ void split(std::string_view line, std::vector<std::string_view>& out) {
   }
 }
 
-// Lines of a stream, read through one buffer in large pieces and returned as views into it (no
-// copy and no allocation per line). A line (without its '\n') longer than limit is returned as
-// soon as limit + 1 of its characters are buffered, with too_long set, so an endless line (what
-// /dev/zero gives) stops the reading just past the limit, as config::read_bounded_line does.
+// Lines of a stream, read through one buffer of limit + 1 characters in pieces of up to that
+// size and returned as views into it (no copy and no allocation per line). A line (without its
+// '\n') longer than limit is returned as soon as limit + 1 of its characters are buffered, with
+// too_long set: the buffer never holds more, so an endless line (what /dev/zero gives) stops the
+// reading just past the limit, as config::read_bounded_line does.
 class LineReader {
  public:
-  LineReader(std::istream& in, std::size_t limit)
-      : in_(in), limit_(limit), buf_(std::max<std::size_t>(4 * limit, 1 << 18)) {}
+  LineReader(std::istream& in, std::size_t limit) : in_(in), limit_(limit), buf_(limit + 1) {}
 
   // The next line, or false at the end of the input. The view stays valid until the next call.
   bool next(std::string_view& line, bool& too_long) {
