@@ -17,6 +17,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string_view>
+#include <utility>
 
 #include "sim/config/units.hpp"
 #include "sim/engine/simulation.hpp"
@@ -113,16 +114,18 @@ class LineReader {
   bool eof_ = false;
 };
 
-// Flow ids seen so far: open addressing over a power-of-two table (no allocation per id).
+// Flow ids seen so far: open addressing over a power-of-two table of the ids themselves, 0
+// marking an empty slot (id 0 is tracked on its own), so an insert touches one cache line and
+// allocates nothing.
 class IdSet {
  public:
   // False if id was already in the set.
   bool insert(std::uint64_t id) {
+    if (id == 0) return !std::exchange(has_zero_, true);
     if (2 * (size_ + 1) > keys_.size()) grow();
     const std::size_t mask = keys_.size() - 1;
     for (std::size_t i = mix(id) & mask;; i = (i + 1) & mask) {
-      if (!used_[i]) {
-        used_[i] = 1;
+      if (keys_[i] == 0) {
         keys_[i] = id;
         ++size_;
         return true;
@@ -139,24 +142,21 @@ class IdSet {
     return static_cast<std::size_t>(x);
   }
   void grow() {
-    std::vector<std::uint64_t> keys(std::max<std::size_t>(64, 2 * keys_.size()));
-    std::vector<std::uint8_t> used(keys.size(), 0);
+    std::vector<std::uint64_t> keys(std::max<std::size_t>(64, 2 * keys_.size()), 0);
     const std::size_t mask = keys.size() - 1;
-    for (std::size_t j = 0; j < keys_.size(); ++j) {
-      if (!used_[j]) continue;
-      std::size_t i = mix(keys_[j]) & mask;
-      while (used[i])
+    for (const std::uint64_t k : keys_) {
+      if (k == 0) continue;
+      std::size_t i = mix(k) & mask;
+      while (keys[i] != 0)
         i = (i + 1) & mask;
-      used[i] = 1;
-      keys[i] = keys_[j];
+      keys[i] = k;
     }
     keys_.swap(keys);
-    used_.swap(used);
   }
 
   std::vector<std::uint64_t> keys_;
-  std::vector<std::uint8_t> used_;
   std::size_t size_ = 0;
+  bool has_zero_ = false;
 };
 
 [[noreturn]] void fail(const std::string& file, std::size_t line, const std::string& msg) {

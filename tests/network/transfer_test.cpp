@@ -196,6 +196,8 @@ TEST(FlowsTool, LongInputsAreReadAcrossBufferRefills) {
   EXPECT_EQ(
       error_of(text + "\n1008000,h1,h2,1,0\n"),
       fmt::format("f.csv: line {}: column \"id\": flow id 1008000 appears twice", kFlows + 2));
+  EXPECT_EQ(error_of(text + "\n0,h1,h2,1,0\n0,h1,h2,1,0\n"),
+            fmt::format("f.csv: line {}: column \"id\": flow id 0 appears twice", kFlows + 3));
   EXPECT_EQ(error_of(text + "\n" + std::string(70000, 'x') + "\n"),
             fmt::format("f.csv: line {}: line longer than 65536 characters", kFlows + 2));
   // A blank line of exactly the limit is no error (and is skipped).
