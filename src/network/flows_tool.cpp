@@ -1,22 +1,24 @@
 #include "sim/network/flows_tool.hpp"
 
+#include <fmt/compile.h>
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <istream>
 #include <iterator>
 #include <map>
+#include <optional>
 #include <ostream>
 #include <sstream>
 #include <stdexcept>
 #include <string_view>
-#include <unordered_set>
+#include <utility>
 
-#include "sim/config/bounded_line.hpp"
 #include "sim/config/units.hpp"
 #include "sim/engine/simulation.hpp"
 #include "sim/network/flow_network.hpp"
@@ -46,6 +48,116 @@ void split(std::string_view line, std::vector<std::string_view>& out) {
     from = comma + 1;
   }
 }
+
+// Lines of a stream, read through one buffer of limit + 1 characters in pieces of up to that
+// size and returned as views into it (no copy and no allocation per line). A line (without its
+// '\n') longer than limit is returned as soon as limit + 1 of its characters are buffered, with
+// too_long set: the buffer never holds more, so an endless line (what /dev/zero gives) stops the
+// reading just past the limit, as config::read_bounded_line does.
+class LineReader {
+ public:
+  LineReader(std::istream& in, std::size_t limit) : in_(in), limit_(limit), buf_(limit + 1) {}
+
+  // The next line, or false at the end of the input. The view stays valid until the next call.
+  bool next(std::string_view& line, bool& too_long) {
+    too_long = false;
+    for (;;) {
+      const char* const from = buf_.data() + begin_;
+      if (const void* nl = std::memchr(from, '\n', end_ - begin_)) {
+        const auto n = static_cast<std::size_t>(static_cast<const char*>(nl) - from);
+        line = std::string_view(from, n);
+        begin_ += n + 1;
+        too_long = n > limit_;
+        return true;
+      }
+      if (end_ - begin_ > limit_) {
+        line = std::string_view(from, end_ - begin_);
+        begin_ = end_;
+        too_long = true;
+        return true;
+      }
+      if (eof_) {
+        if (begin_ == end_) return false;
+        line = std::string_view(from, end_ - begin_);
+        begin_ = end_;
+        return true;
+      }
+      fill();
+    }
+  }
+
+ private:
+  void fill() {
+    if (begin_ > 0) {
+      std::memmove(buf_.data(), buf_.data() + begin_, end_ - begin_);
+      end_ -= begin_;
+      begin_ = 0;
+    }
+    std::streambuf* sb = in_.good() ? in_.rdbuf() : nullptr;
+    const std::streamsize got =
+        sb == nullptr
+            ? 0
+            : sb->sgetn(buf_.data() + end_, static_cast<std::streamsize>(buf_.size() - end_));
+    if (got <= 0) {
+      eof_ = true;
+      in_.setstate(std::ios::eofbit);
+      return;
+    }
+    end_ += static_cast<std::size_t>(got);
+  }
+
+  std::istream& in_;
+  std::size_t limit_;
+  std::vector<char> buf_;
+  std::size_t begin_ = 0;
+  std::size_t end_ = 0;
+  bool eof_ = false;
+};
+
+// Flow ids seen so far: open addressing over a power-of-two table of the ids themselves, 0
+// marking an empty slot (id 0 is tracked on its own), so an insert touches one cache line and
+// allocates nothing.
+class IdSet {
+ public:
+  // False if id was already in the set.
+  bool insert(std::uint64_t id) {
+    if (id == 0) return !std::exchange(has_zero_, true);
+    if (2 * (size_ + 1) > keys_.size()) grow();
+    const std::size_t mask = keys_.size() - 1;
+    for (std::size_t i = mix(id) & mask;; i = (i + 1) & mask) {
+      if (keys_[i] == 0) {
+        keys_[i] = id;
+        ++size_;
+        return true;
+      }
+      if (keys_[i] == id) return false;
+    }
+  }
+
+ private:
+  static std::size_t mix(std::uint64_t x) {
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    return static_cast<std::size_t>(x);
+  }
+  void grow() {
+    std::vector<std::uint64_t> keys(std::max<std::size_t>(64, 2 * keys_.size()), 0);
+    const std::size_t mask = keys.size() - 1;
+    for (const std::uint64_t k : keys_) {
+      if (k == 0) continue;
+      std::size_t i = mix(k) & mask;
+      while (keys[i] != 0)
+        i = (i + 1) & mask;
+      keys[i] = k;
+    }
+    keys_.swap(keys);
+  }
+
+  std::vector<std::uint64_t> keys_;
+  std::size_t size_ = 0;
+  bool has_zero_ = false;
+};
 
 [[noreturn]] void fail(const std::string& file, std::size_t line, const std::string& msg) {
   throw std::invalid_argument(fmt::format("{}: line {}: {}", file, line, msg));
@@ -80,14 +192,18 @@ std::vector<FlowSpec> read_flows_csv(std::istream& in, const std::string& file,
   constexpr std::size_t kAbsent = ~std::size_t{0};
   std::size_t col_id = kAbsent, col_src = kAbsent, col_dst = kAbsent, col_bytes = kAbsent,
               col_start = kAbsent, col_spine = kAbsent;
-  std::unordered_set<std::uint64_t> ids;
-  std::string raw;
+  IdSet ids;
+  LineReader reader(in, kMaxLine);
+  std::string_view raw;
+  bool too_long = false;
   std::vector<std::string_view> cells;
+  std::string last_src_name;
+  std::optional<NodeId> last_src;
   std::size_t line_no = 0;
   bool header_seen = false;
-  while (config::read_bounded_line(in, raw, kMaxLine)) {
+  while (reader.next(raw, too_long)) {
     ++line_no;
-    if (raw.size() > kMaxLine) fail(file, line_no, "line longer than 65536 characters");
+    if (too_long) fail(file, line_no, "line longer than 65536 characters");
     const std::string_view line = trim(raw);
     if (line.empty() || line[0] == '#') continue;
     split(line, cells);
@@ -139,11 +255,16 @@ std::vector<FlowSpec> read_flows_csv(std::istream& in, const std::string& file,
         fail(file, line_no,
              fmt::format("column \"id\": expected an unsigned integer, found \"{}\"", s));
       }
-      if (!ids.insert(f.id).second) {
+      if (!ids.insert(f.id)) {
         fail(file, line_no, fmt::format("column \"id\": flow id {} appears twice", f.id));
       }
     }
-    f.src = node_or_fail(topology, cells[col_src], "src", file, line_no);
+    // A burst's lines share their source: the previous line's is reused when the name matches.
+    if (cells[col_src] != last_src_name || !last_src) {
+      last_src = node_or_fail(topology, cells[col_src], "src", file, line_no);
+      last_src_name.assign(cells[col_src]);
+    }
+    f.src = *last_src;
     f.dst = node_or_fail(topology, cells[col_dst], "dst", file, line_no);
     {
       const std::string_view s = cells[col_bytes];
@@ -211,8 +332,13 @@ std::vector<FlowResult> simulate_flows(const Topology& topology,
   std::vector<std::size_t> order(flows.size());
   for (std::size_t i = 0; i < order.size(); ++i)
     order[i] = i;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return flows[a].start < flows[b].start; });
+  const auto by_start = [&](std::size_t a, std::size_t b) {
+    return flows[a].start < flows[b].start;
+  };
+  // Inputs are usually in start order already: then the stable sort would keep order as it is.
+  if (!std::is_sorted(order.begin(), order.end(), by_start)) {
+    std::stable_sort(order.begin(), order.end(), by_start);
+  }
   const auto start_one = [&](std::size_t i) {
     results[i].spec = flows[i];
     const FlowSpec& f = flows[i];
@@ -266,10 +392,11 @@ void write_flow_results(std::ostream& out, const Topology& topology,
   // Formatted into one buffer, written in large pieces (a stream insertion per line cost more
   // than the formatting).
   fmt::memory_buffer buf;
-  fmt::format_to(std::back_inserter(buf),
-                 "id,src,dst,bytes,start_s,finish_s,duration_s,finish_ns,spine\n");
+  // The format compiled (FMT_COMPILE): no format string parsed per line; the same text.
+  const std::string_view head = "id,src,dst,bytes,start_s,finish_s,duration_s,finish_ns,spine\n";
+  buf.append(head.data(), head.data() + head.size());
   for (const auto& r : results) {
-    fmt::format_to(std::back_inserter(buf), "{},{},{},{},{},{},{},{},{}\n", r.spec.id,
+    fmt::format_to(fmt::appender(buf), FMT_COMPILE("{},{},{},{},{},{},{},{},{}\n"), r.spec.id,
                    topology.node(r.spec.src).name, topology.node(r.spec.dst).name, r.spec.bytes,
                    r.spec.start.to_seconds(), r.finish.to_seconds(),
                    (r.finish - r.spec.start).to_seconds(), r.finish.ns(), r.spine);

@@ -1,5 +1,6 @@
 #include <unistd.h>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -157,6 +158,52 @@ TEST(FlowsTool, ErrorsNameFileAndLine) {
   EXPECT_EQ(error_of("id,src,dst,bytes,start,spine\n1,h1,h2,5,0,0\n"),
             "f.csv: line 2: column \"spine\": expected a spine index below 0, found 0");
   EXPECT_EQ(error_of(""), "f.csv: line 0: expected a header line id,src,dst,bytes,start[,spine]");
+}
+
+/// Inputs longer than the reader's 65,537-character buffer: lines that straddle a refill are read
+/// whole (ids, a source that changes after a run of equal ones, a last line without '\n'), a
+/// duplicate id is found across refills, and a too-long line far into the file is named by its
+/// line number.
+TEST(FlowsTool, LongInputsAreReadAcrossBufferRefills) {
+  const Topology t = testing::star(3, 10e9);
+  std::string text = "id,src,dst,bytes,start\n";
+  constexpr int kFlows = 9000;  // ~20 bytes a line: about three buffers
+  for (int i = 0; i < kFlows; ++i) {
+    text += std::to_string(1000000 + i) + (i % 7 < 4 ? ",h1,h2," : ",h2,h3,") +
+            std::to_string(i + 1) + "," + std::to_string(i % 13) + (i + 1 < kFlows ? "\n" : "");
+  }
+  {
+    std::istringstream in(text);
+    const auto specs = read_flows_csv(in, "f.csv", t);
+    ASSERT_EQ(specs.size(), std::size_t{kFlows});
+    for (int i = 0; i < kFlows; ++i) {
+      ASSERT_EQ(specs[i].id, std::uint64_t(1000000 + i));
+      ASSERT_EQ(specs[i].line, std::size_t(i + 2));
+      ASSERT_EQ(specs[i].src, *t.find(i % 7 < 4 ? "h1" : "h2"));
+      ASSERT_EQ(specs[i].dst, *t.find(i % 7 < 4 ? "h2" : "h3"));
+      ASSERT_EQ(specs[i].bytes, double(i + 1));
+    }
+  }
+  auto error_of = [&](const std::string& body) {
+    std::istringstream in(body);
+    try {
+      (void)read_flows_csv(in, "f.csv", t);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(
+      error_of(text + "\n1008000,h1,h2,1,0\n"),
+      fmt::format("f.csv: line {}: column \"id\": flow id 1008000 appears twice", kFlows + 2));
+  EXPECT_EQ(error_of(text + "\n0,h1,h2,1,0\n0,h1,h2,1,0\n"),
+            fmt::format("f.csv: line {}: column \"id\": flow id 0 appears twice", kFlows + 3));
+  EXPECT_EQ(error_of(text + "\n" + std::string(70000, 'x') + "\n"),
+            fmt::format("f.csv: line {}: line longer than 65536 characters", kFlows + 2));
+  // A blank line of exactly the limit is no error (and is skipped).
+  EXPECT_EQ(
+      error_of(text + "\n" + std::string(65536, ' ') + "\n1000005,h1,h2,1,0\n"),
+      fmt::format("f.csv: line {}: column \"id\": flow id 1000005 appears twice", kFlows + 3));
 }
 
 /// An endless input without newlines (what `--flows /dev/zero` gives): the reader stops just
