@@ -164,6 +164,16 @@ enum class ContainerMemory : std::uint8_t {
   kWeightsResident
 };
 
+/// Whether the platform evicts idle containers when a GPU or MIG slice runs short of memory
+/// (besides their keep-alive), and in which order (docs/scenario-reference.md `evict_idle`).
+enum class EvictIdle : std::uint8_t {
+  kNever,  ///< idle containers leave only by their keep-alive or a policy's stop
+  /// when a container start, or a batch's activations (kWeightsResident), does not fit its
+  /// place's memory, the idle containers of other functions on the same GPU or slice are
+  /// terminated, least recently used first, until it fits; none when they cannot free enough
+  kLeastRecentlyUsed
+};
+
 struct ServerlessConfig {
   std::vector<HostTemplate> hosts;
   double pcie_bps{};   ///< host-to-GPU copy bandwidth
@@ -188,6 +198,7 @@ struct ServerlessConfig {
   GatewayRoute gateway{};
   NodeBacklog node_backlog{};
   ContainerMemory container_memory{};
+  EvictIdle evict_idle{};
   /// How CPU instances draw a batch's latency from HarmonyBatch eq. 1.
   gpu::CpuLatencyMode cpu_latency{};
   /// Absent: no function billing in the summary.

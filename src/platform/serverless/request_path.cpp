@@ -147,7 +147,8 @@ std::optional<int> ControlPlane::scan_idle(Queue& q) {
     if (i == nullptr || i->life.state() != InstanceState::kIdle || i->held) continue;
     q.idle[kept++] = id;
     if (!fleet_->host(i->loc.host).available) continue;
-    if (!activations_fit(*i)) {
+    if (!activations_fit(*i) &&
+        !(config_.evict_idle == EvictIdle::kLeastRecentlyUsed && evict_for_activations(*i))) {
       // Offered again when a batch releases memory (batch_finished); never over-committed.
       short_of_memory = true;
       i->short_of_memory = true;
