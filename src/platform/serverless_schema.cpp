@@ -396,11 +396,13 @@ std::shared_ptr<const config::Schema> serverless_schema() {
       .doc(
           "eviction of idle containers under GPU memory pressure: never, idle containers leave "
           "only by their keep-alive or a policy's stop; lru, when a container start (on the "
-          "place its placement chose) or a queued batch's activations (container_memory "
-          "weights-resident) do not fit the free memory of its GPU or MIG slice, the idle "
-          "containers of other functions on that GPU or slice are terminated, least recently "
-          "used (longest idle) first, until it fits, and none when all of them would not free "
-          "enough (an OpenWhisk invoker's container pool removes idle containers to make room "
+          "place its placement chose) does not fit the free memory of its GPU or MIG slice, or "
+          "a queue with requests has idle containers but none whose batch's activations "
+          "(container_memory weights-resident) fit, the idle containers of other functions on "
+          "that GPU or slice (for the first of the queue's containers where that is enough) "
+          "are terminated, least recently used (longest idle) first, until it fits, and none "
+          "when all of them would not free enough (an OpenWhisk invoker's container pool removes "
+          "idle containers to make room "
           "for a new one); each eviction is an `evicted` event and counted in "
           "memory_utilisation.idle_evictions. Neither Protean (Docker swarm) nor INFless "
           "(OpenFaaS) describes such eviction, so no preset enables it");

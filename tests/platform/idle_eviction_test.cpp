@@ -170,6 +170,36 @@ TEST(IdleEviction, ABatchWaitsWhenEvictionCannotFreeEnough) {
   EXPECT_EQ(r[1].finish, seconds(13));
 }
 
+// Two MPS GPUs. GPU 1 holds f (W 5, A 20), g (instance 2; W 2, A 10) and h (W 13, A 1) as
+// above, GPU 0 another g (instance 4). While f runs (5-9 s), g's request at 6 s goes to
+// instance 4 on GPU 0, whose activations fit: nothing is evicted although instance 2 is short
+// of memory. The request at 6.5 s finds instance 4 busy and instance 2 short: h is evicted.
+TEST(IdleEviction, OnlyWhenNoIdleContainerOfTheQueueHasRoom) {
+  ServerlessConfig c = one_gpu(ContainerMemory::kWeightsResident, EvictIdle::kLeastRecentlyUsed,
+                               {{25, 5}, {12, 2}, {14, 13}});
+  c.hosts[0].spec.gpus.push_back(c.hosts[0].spec.gpus[0]);
+  Harness h = harness(std::move(c));
+  const policy::Location gpu1{0, 1, -1};
+  auto start = [&](Time t, std::uint32_t function, policy::Location loc) {
+    policy::Decisions d;
+    policy::StartInstance s{function, 1, std::nullopt, loc};
+    s.warm = true;
+    d.start.push_back(s);
+    h.sim.schedule_at(t, [&h, d] { h.platform->apply(d); });
+  };
+  start(seconds(1), 0, gpu1);
+  start(seconds(1), 1, gpu1);
+  start(seconds(1), 2, gpu1);
+  start(seconds(1), 1, kGpu);
+  h.arrive(seconds(5), 0);
+  h.arrive(seconds(6), 1);
+  h.arrive(seconds(6.5), 1);
+  h.sim.run_until(seconds(7));
+  EXPECT_EQ(with(h, "evicted"),
+            (std::vector<std::string>{
+                "6.5 evicted h 3 0 1 1 -1  -1 why=activations;for_function=g;for_instance=2"}));
+}
+
 // The default (never): h's start at 10 s in the first test's state is rejected, nothing is
 // evicted, and the summary has no eviction count.
 TEST(IdleEviction, OffByDefault) {

@@ -168,9 +168,11 @@ enum class ContainerMemory : std::uint8_t {
 /// (besides their keep-alive), and in which order (docs/scenario-reference.md `evict_idle`).
 enum class EvictIdle : std::uint8_t {
   kNever,  ///< idle containers leave only by their keep-alive or a policy's stop
-  /// when a container start, or a batch's activations (kWeightsResident), does not fit its
-  /// place's memory, the idle containers of other functions on the same GPU or slice are
-  /// terminated, least recently used first, until it fits; none when they cannot free enough
+  /// when a container start does not fit its place's memory, or a queue with requests has
+  /// idle instances but none whose batch's activations (kWeightsResident) fit, the idle
+  /// containers of other functions on the same GPU or slice (of the first of those instances
+  /// where that is enough) are terminated, least recently used first, until it fits; none
+  /// when they cannot free enough
   kLeastRecentlyUsed
 };
 

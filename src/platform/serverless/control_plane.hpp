@@ -135,7 +135,8 @@ class ControlPlane final : private FleetEvents, private BatchEvents {
   /// of the candidates after which it fits; false (nothing evicted) when none does.
   bool evict_for_start(const Fn& fn, const policy::InstanceConfig& config,
                        const policy::Location& loc, double bytes, ContainerMemory memory);
-  /// Before a batch of idle `inst` whose activations do not fit: the same, until they fit.
+  /// When no idle instance of a queue with requests can take a batch (scan_idle): the same for
+  /// idle `inst`'s activations, until they fit.
   bool evict_for_activations(const Inst& inst);
   void evict(Inst& victim, std::string_view why, const Fn& for_fn, InstanceId for_instance);
   void release_activations(Inst& inst);
