@@ -164,6 +164,8 @@ ServerlessConfig read_serverless_config(const json& p) {
   c.container_memory = p.at("container_memory").get<std::string>() == "weights-resident"
                            ? ContainerMemory::kWeightsResident
                            : ContainerMemory::kBatchFootprint;
+  c.evict_idle = p.at("evict_idle").get<std::string>() == "lru" ? EvictIdle::kLeastRecentlyUsed
+                                                                : EvictIdle::kNever;
   c.time_slice_mode = p.at("time_slice_mode").get<std::string>() == "average"
                           ? gpu::TimeSliceMode::kAverage
                           : gpu::TimeSliceMode::kSlotSchedule;

@@ -390,6 +390,22 @@ std::shared_ptr<const config::Schema> serverless_schema() {
           "container is placed only where the weights of the place's containers plus the largest "
           "activations among them fit (Protean §6.1.4 memory use). GPU functions that are "
           "time-sliced, operator-profile or partitioned keep their footprint");
+  schema->add("evict_idle", ParamType::kChoice)
+      .def("never")
+      .one_of({"never", "lru"})
+      .doc(
+          "eviction of idle containers under GPU memory pressure: never, idle containers leave "
+          "only by their keep-alive or a policy's stop; lru, when a container start (on the "
+          "place its placement chose) does not fit the free memory of its GPU or MIG slice, or "
+          "a queue with requests has idle containers but none whose batch's activations "
+          "(container_memory weights-resident) fit, the idle containers of other functions on "
+          "that GPU or slice (for the first of the queue's containers where that is enough) "
+          "are terminated, least recently used (longest idle) first, until it fits, and none "
+          "when all of them would not free enough (an OpenWhisk invoker's container pool removes "
+          "idle containers to make room "
+          "for a new one); each eviction is an `evicted` event and counted in "
+          "memory_utilisation.idle_evictions. Neither Protean (Docker swarm) nor INFless "
+          "(OpenFaaS) describes such eviction, so no preset enables it");
   schema->add("cpu_latency", ParamType::kChoice)
       .def("average")
       .one_of({"average", "sampled", "maximum"})

@@ -164,6 +164,18 @@ enum class ContainerMemory : std::uint8_t {
   kWeightsResident
 };
 
+/// Whether the platform evicts idle containers when a GPU or MIG slice runs short of memory
+/// (besides their keep-alive), and in which order (docs/scenario-reference.md `evict_idle`).
+enum class EvictIdle : std::uint8_t {
+  kNever,  ///< idle containers leave only by their keep-alive or a policy's stop
+  /// when a container start does not fit its place's memory, or a queue with requests has
+  /// idle instances but none whose batch's activations (kWeightsResident) fit, the idle
+  /// containers of other functions on the same GPU or slice (of the first of those instances
+  /// where that is enough) are terminated, least recently used first, until it fits; none
+  /// when they cannot free enough
+  kLeastRecentlyUsed
+};
+
 struct ServerlessConfig {
   std::vector<HostTemplate> hosts;
   double pcie_bps{};   ///< host-to-GPU copy bandwidth
@@ -188,6 +200,7 @@ struct ServerlessConfig {
   GatewayRoute gateway{};
   NodeBacklog node_backlog{};
   ContainerMemory container_memory{};
+  EvictIdle evict_idle{};
   /// How CPU instances draw a batch's latency from HarmonyBatch eq. 1.
   gpu::CpuLatencyMode cpu_latency{};
   /// Absent: no function billing in the summary.

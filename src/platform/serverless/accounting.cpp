@@ -25,6 +25,11 @@ void Accounting::activations_changed(Time now, double gb) {
   activation_peak_gb_ = std::max(activation_peak_gb_, activation_gb_);
 }
 
+void Accounting::instance_evicted(const Inst& /*inst*/, Time /*now*/, std::string_view why,
+                                  const Fn& /*for_fn*/, InstanceId /*for_instance*/) {
+  ++(why == "start" ? evictions_for_start_ : evictions_for_activations_);
+}
+
 void Accounting::instance_ended(const Inst& inst, Time now) {
   instance_seconds_ += (now - inst.life.created()).to_seconds();
 }
@@ -65,6 +70,12 @@ void Accounting::write_summary(json& out, const SummaryInputs& in) const {
     m["gpu_activations"] = gpu_memory_capacity > 0 ? act_used / gpu_memory_capacity : 0.0;
     m["gpu_activations_peak_gb"] = activation_peak_gb_;
     m["dispatches_short_of_memory"] = memory_waits_;
+  }
+  if (report_evictions_) {
+    auto& m = out["memory_utilisation"];
+    m["idle_evictions"] = evictions_for_start_ + evictions_for_activations_;
+    m["idle_evictions_for_start"] = evictions_for_start_;
+    m["idle_evictions_for_activations"] = evictions_for_activations_;
   }
   out["fragmentation"] = {
       {"gpu_memory_end", frag_end.fraction()},

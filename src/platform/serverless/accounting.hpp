@@ -27,6 +27,11 @@ class Accounting final : public StatsSubscriber {
   void report_activations() { report_activations_ = true; }
   /// Queued requests found their instances idle but short of activation memory.
   void waited_for_memory() { ++memory_waits_; }
+  /// Adds the count of idle containers evicted under memory pressure to the summary
+  /// (EvictIdle::kLeastRecentlyUsed).
+  void report_evictions() { report_evictions_ = true; }
+  void instance_evicted(const Inst& inst, Time now, std::string_view why, const Fn& for_fn,
+                        InstanceId for_instance) override;
   void instance_ended(const Inst& inst, Time now) override;
   /// Samples the fragmentation.
   void tick(const policy::PlatformView& v) override;
@@ -47,6 +52,9 @@ class Accounting final : public StatsSubscriber {
   double activation_peak_gb_ = 0.0;  ///< most activation memory held at once, cluster-wide
   bool report_activations_ = false;
   std::uint64_t memory_waits_ = 0;
+  bool report_evictions_ = false;
+  std::uint64_t evictions_for_start_ = 0;
+  std::uint64_t evictions_for_activations_ = 0;
   // Fragmentation sampled at every control tick.
   double fragmentation_sum_ = 0.0;
   std::uint64_t fragmentation_samples_ = 0;

@@ -62,6 +62,7 @@ ControlPlane::ControlPlane(ServerlessConfig config, const gpu::ModelCatalog& cat
   if (config_.container_memory == ContainerMemory::kWeightsResident) {
     accounting_.report_activations();
   }
+  if (config_.evict_idle == EvictIdle::kLeastRecentlyUsed) accounting_.report_evictions();
 
   ColdStartNetwork network;
   if (config_.network) {

@@ -127,6 +127,18 @@ class ControlPlane final : private FleetEvents, private BatchEvents {
   /// ContainerMemory::kWeightsResident: whether a batch of `inst` may start now (its
   /// activations fit the free memory of its GPU or slice); always true without activations.
   [[nodiscard]] bool activations_fit(const Inst& inst) const;
+  // Eviction of idle containers under memory pressure (EvictIdle, lifecycle.cpp).
+  /// The idle instances at `loc` that may be evicted for a container of `fn`: not of `fn`'s
+  /// queue, not held, not a replica's part; least recently used (longest idle) first.
+  [[nodiscard]] std::vector<Inst*> eviction_candidates(const policy::Location& loc, const Fn& fn);
+  /// Before a start at `loc` that does not fit: evicts the shortest least-recently-used prefix
+  /// of the candidates after which it fits; false (nothing evicted) when none does.
+  bool evict_for_start(const Fn& fn, const policy::InstanceConfig& config,
+                       const policy::Location& loc, double bytes, ContainerMemory memory);
+  /// When no idle instance of a queue with requests can take a batch (scan_idle): the same for
+  /// idle `inst`'s activations, until they fit.
+  bool evict_for_activations(const Inst& inst);
+  void evict(Inst& victim, std::string_view why, const Fn& for_fn, InstanceId for_instance);
   void release_activations(Inst& inst);
   /// Pumps the queues whose idle instances waited for activation memory (in the order they
   /// first waited), once a batch has released some.

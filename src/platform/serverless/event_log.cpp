@@ -98,6 +98,13 @@ void EventLog::keep_alive_expired(const Inst& inst, Time now) {
   emit(inst, now, "keep_alive_expired", -1, {});
 }
 
+void EventLog::instance_evicted(const Inst& inst, Time now, std::string_view why, const Fn& for_fn,
+                                InstanceId for_instance) {
+  std::string detail = fmt::format("why={};for_function={}", why, for_fn.spec.name);
+  if (for_instance != 0) detail += fmt::format(";for_instance={}", for_instance);
+  emit(inst, now, "evicted", -1, detail);
+}
+
 void EventLog::instance_stopping(const Inst& inst, Time now, bool draining) {
   emit(inst, now, "stop", -1, draining ? "after_batch=1" : "after_batch=0");
 }

@@ -21,6 +21,8 @@ class EventLog final : public StatsSubscriber {
   void batch_finished(const Inst& inst, const gpu::JobResult& result,
                       std::size_t requests) override;
   void keep_alive_expired(const Inst& inst, Time now) override;
+  void instance_evicted(const Inst& inst, Time now, std::string_view why, const Fn& for_fn,
+                        InstanceId for_instance) override;
   void instance_stopping(const Inst& inst, Time now, bool draining) override;
   void instance_ended(const Inst& inst, Time now) override;
   void gpu_reconfiguration(const GpuRef& g, Time now, std::string_view phase,

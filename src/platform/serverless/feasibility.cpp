@@ -16,7 +16,8 @@ MemoryCharge memory_charge(const Fn& fn, const policy::InstanceConfig& c, Contai
 }
 
 bool fits(const Fn& fn, const policy::InstanceConfig& c, const policy::Location& loc, double bytes,
-          const Hosts& hosts, std::span<const Inst* const> on_host, ContainerMemory mode) {
+          const Hosts& hosts, std::span<const Inst* const> on_host, ContainerMemory mode,
+          double freed_gb) {
   if (loc.host < 0 || static_cast<std::size_t>(loc.host) >= hosts.size()) return false;
   const auto& h = *hosts[static_cast<std::size_t>(loc.host)];
   if (!h.available || h.gone) return false;
@@ -66,8 +67,8 @@ bool fits(const Fn& fn, const policy::InstanceConfig& c, const policy::Location&
   }
   // The memory rule the placement policies see too (policy::container_fits).
   const double capacity = g.place_memory_gb(loc.slice);
-  return policy::memory_fits(capacity - g.reserved_gb(loc.slice), charge.resident_gb, resident,
-                             activation, capacity);
+  return policy::memory_fits(capacity - g.reserved_gb(loc.slice) + freed_gb, charge.resident_gb,
+                             resident, activation, capacity);
 }
 
 std::optional<double> time_slice_window(const Fn& fn, const policy::Location& loc, double m_gb,

@@ -30,11 +30,14 @@ struct MemoryCharge {
 /// loc.host in ascending id order (ControlPlane::on_host; a per-host list, because a scan of
 /// every instance per start dominated large runs' start-up). Under kWeightsResident the place
 /// must hold the weights of its instances and of this one plus the largest activations among
-/// them, so that every instance there can run a batch once the others are idle.
+/// them, so that every instance there can run a batch once the others are idle. `freed_gb`:
+/// GPU memory of the place counted as free besides what is free now (the memory of idle
+/// instances left out of `on_host` to be evicted, EvictIdle).
 [[nodiscard]] bool fits(const Fn& fn, const policy::InstanceConfig& config,
                         const policy::Location& loc, double bytes, const Hosts& hosts,
                         std::span<const Inst* const> on_host,
-                        ContainerMemory mode = ContainerMemory::kBatchFootprint);
+                        ContainerMemory mode = ContainerMemory::kBatchFootprint,
+                        double freed_gb = 0.0);
 
 /// Start (GB units of the cGPU cycle) of the first free window of m_gb on `loc`, if any.
 [[nodiscard]] std::optional<double> time_slice_window(const Fn& fn, const policy::Location& loc,

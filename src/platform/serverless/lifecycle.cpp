@@ -50,7 +50,9 @@ bool ControlPlane::start_instance(Fn& fn, const policy::InstanceConfig& config,
   // Parts of a partitioned replica run pipelined batches and keep their footprint.
   const ContainerMemory memory =
       part != nullptr ? ContainerMemory::kBatchFootprint : config_.container_memory;
-  if (!fits(fn, config, *loc, bytes, fleet_->hosts(), on_host(loc->host), memory)) {
+  if (!fits(fn, config, *loc, bytes, fleet_->hosts(), on_host(loc->host), memory) &&
+      !(config_.evict_idle == EvictIdle::kLeastRecentlyUsed &&
+        evict_for_start(fn, config, *loc, bytes, memory))) {
     ++counts_.rejected["start_invalid"];
     stats_.start_rejected(fn, sim_.now(), "start_invalid");
     return false;
@@ -256,6 +258,67 @@ void ControlPlane::terminate(Inst& inst) {
   auto node = instances_.extract(inst.id);
   // Freed at the next tick: terminate() may run inside a callback of the instance's own unit.
   graveyard_.push_back(std::move(node.mapped()));
+}
+
+std::vector<Inst*> ControlPlane::eviction_candidates(const policy::Location& loc, const Fn& fn) {
+  std::vector<Inst*> out;
+  for (const Inst* i : on_host(loc.host)) {
+    if (i->loc != loc || !i->fn->spec.gpu || i->fn->queue == fn.queue) continue;
+    if (i->life.state() != InstanceState::kIdle || i->held || i->replica) continue;
+    out.push_back(find(i->id));
+  }
+  std::stable_sort(out.begin(), out.end(), [](const Inst* a, const Inst* b) {
+    return a->life.idle_since() < b->life.idle_since();  // ties: ascending id (on_host order)
+  });
+  return out;
+}
+
+bool ControlPlane::evict_for_start(const Fn& fn, const policy::InstanceConfig& config,
+                                   const policy::Location& loc, double bytes,
+                                   ContainerMemory memory) {
+  const std::vector<Inst*> candidates = eviction_candidates(loc, fn);
+  if (candidates.empty()) return false;
+  std::vector<const Inst*> rest;
+  double freed = 0.0;
+  for (std::size_t k = 1; k <= candidates.size(); ++k) {
+    freed += candidates[k - 1]->device_gb;
+    rest.clear();
+    for (const Inst* i : on_host(loc.host))
+      if (std::find(candidates.begin(), candidates.begin() + static_cast<std::ptrdiff_t>(k), i) ==
+          candidates.begin() + static_cast<std::ptrdiff_t>(k)) {
+        rest.push_back(i);
+      }
+    if (!fits(fn, config, loc, bytes, fleet_->hosts(), rest, memory, freed)) continue;
+    for (std::size_t v = 0; v < k; ++v)
+      evict(*candidates[v], "start", fn, 0);
+    return true;
+  }
+  return false;
+}
+
+bool ControlPlane::evict_for_activations(const Inst& inst) {
+  if (inst.activation_gb <= 0 || inst.loc.gpu < 0) return false;
+  const auto& g = *fleet_->host(inst.loc.host).gpus[static_cast<std::size_t>(inst.loc.gpu)];
+  // activations_fit()'s rule, with the candidates' memory counted as free.
+  const double short_gb = inst.activation_gb - (g.place_memory_gb(inst.loc.slice) -
+                                                g.reserved_gb(inst.loc.slice) + 1e-9);
+  const std::vector<Inst*> candidates = eviction_candidates(inst.loc, *inst.fn);
+  double freed = 0.0;
+  std::size_t k = 0;
+  while (k < candidates.size() && freed < short_gb)
+    freed += candidates[k++]->device_gb;
+  if (freed < short_gb) return false;
+  const Fn& fn = *inst.fn;
+  const InstanceId id = inst.id;
+  for (std::size_t v = 0; v < k; ++v)
+    evict(*candidates[v], "activations", fn, id);
+  return true;
+}
+
+void ControlPlane::evict(Inst& victim, std::string_view why, const Fn& for_fn,
+                         InstanceId for_instance) {
+  stats_.instance_evicted(victim, sim_.now(), why, for_fn, for_instance);
+  terminate(victim);
 }
 
 }  // namespace sim::platform::serverless

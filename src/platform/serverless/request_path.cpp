@@ -161,6 +161,20 @@ std::optional<int> ControlPlane::scan_idle(Queue& q) {
     max_batch = std::max(max_batch, i->config.max_batch);
   }
   q.idle.resize(kept);
+  if (!any && short_of_memory && config_.evict_idle == EvictIdle::kLeastRecentlyUsed) {
+    // No idle instance can take a batch: idle containers of other functions make room for
+    // the first one (in the queue's order) where evicting some of them is enough.
+    for (const InstanceId id : q.idle) {
+      Inst* i = find(id);
+      if (!i->short_of_memory || !fleet_->host(i->loc.host).available) continue;
+      if (!evict_for_activations(*i)) continue;
+      i->short_of_memory = false;
+      i->memory_ready_at = sim_.now();
+      any = true;
+      max_batch = i->config.max_batch;
+      break;
+    }
+  }
   if (short_of_memory &&
       std::find(memory_waiting_.begin(), memory_waiting_.end(), &q) == memory_waiting_.end()) {
     memory_waiting_.push_back(&q);

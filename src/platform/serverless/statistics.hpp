@@ -61,6 +61,11 @@ class StatsSubscriber {
   /// A batch of `requests` requests was dispatched to `inst` (every runner).
   virtual void batch_started(const Inst& /*inst*/, Time /*now*/, std::size_t /*requests*/) {}
   virtual void keep_alive_expired(const Inst& /*inst*/, Time /*now*/) {}
+  /// Idle `inst` is evicted (EvictIdle) to make room on its GPU or slice (`ended` follows):
+  /// `why` "start" (a container of `for_fn` is placed there) or "activations" (a batch of
+  /// instance `for_instance` of `for_fn` starts there; 0 for a start).
+  virtual void instance_evicted(const Inst& /*inst*/, Time /*now*/, std::string_view /*why*/,
+                                const Fn& /*for_fn*/, InstanceId /*for_instance*/) {}
   /// `inst` is told to stop: `draining` when it finishes its batch first.
   virtual void instance_stopping(const Inst& /*inst*/, Time /*now*/, bool /*draining*/) {}
   /// A MIG reconfiguration of `g`: `phase` "begun" (g.dev has its new geometry, slices
@@ -123,6 +128,11 @@ class Statistics {
   void keep_alive_expired(const Inst& inst, Time now) {
     for (const auto& s : subscribers_)
       s->keep_alive_expired(inst, now);
+  }
+  void instance_evicted(const Inst& inst, Time now, std::string_view why, const Fn& for_fn,
+                        InstanceId for_instance) {
+    for (const auto& s : subscribers_)
+      s->instance_evicted(inst, now, why, for_fn, for_instance);
   }
   void instance_stopping(const Inst& inst, Time now, bool draining) {
     for (const auto& s : subscribers_)
