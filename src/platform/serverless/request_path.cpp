@@ -285,7 +285,7 @@ void ControlPlane::run_batch(Inst& inst, std::vector<Request> batch) {
   // is ready): cancelling it touches the instance alone, not the event queue.
   assert(!inst.timer.pending());
   keep_alive_timers_.cancel(inst.keep_alive);
-  inst.life.transition(InstanceEvent::kDispatched, now);
+  transition(inst, InstanceEvent::kDispatched, now);
   inst.dispatch = now;
   // Available to its queue since it became idle, or since its activations fitted again after
   // a memory wait (records.cpp: the time before is queueing, not batching).
@@ -377,7 +377,7 @@ void ControlPlane::batch_finished(FinishedBatch b) {
   }
   const bool released = inst->holds_activations;
   release_activations(*inst);
-  inst->life.transition(InstanceEvent::kBatchDone, now);
+  transition(*inst, InstanceEvent::kBatchDone, now);  // after ++batches: the view's both
   if (inst->stop_after_batch || !host.available) {
     terminate(*inst);
   } else {
