@@ -142,7 +142,10 @@ class ControlPlane final : private FleetEvents, private BatchEvents {
   void refresh_placement_view(policy::PlatformView& pv, int host);
 
   // Instance lifecycle (lifecycle.cpp).
-  Inst* find(InstanceId id);
+  /// Inline: on every arrival's path (scan_idle) once per idle instance.
+  Inst* find(InstanceId id) {
+    return id < by_id_.size() ? by_id_[static_cast<std::size_t>(id)] : nullptr;
+  }
   /// The one way into instances_: also indexes the instance by id for find().
   void add_instance(std::unique_ptr<Inst> inst);
   /// inst.life.transition(event, now), and its view marked changed (view_changed_): every

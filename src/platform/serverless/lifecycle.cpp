@@ -12,10 +12,6 @@
 
 namespace sim::platform::serverless {
 
-Inst* ControlPlane::find(InstanceId id) {
-  return id < by_id_.size() ? by_id_[static_cast<std::size_t>(id)] : nullptr;
-}
-
 void ControlPlane::add_instance(std::unique_ptr<Inst> inst) {
   const auto id = static_cast<std::size_t>(inst->id);
   if (by_id_.size() <= id) by_id_.resize(id + 1, nullptr);

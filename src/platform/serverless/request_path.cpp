@@ -388,7 +388,11 @@ void ControlPlane::batch_finished(FinishedBatch b) {
 
 bool ControlPlane::activations_fit(const Inst& inst) const {
   if (inst.activation_gb <= 0 || inst.loc.gpu < 0) return true;
-  const auto& g = *fleet_->host(inst.loc.host).gpus[static_cast<std::size_t>(inst.loc.gpu)];
+  // Its own device (Inst::gpu, set wherever loc.gpu >= 0), not a walk from the host: this
+  // runs for every idle instance on every arrival of a queue without idle sets.
+  const auto& g = inst.gpu != nullptr
+                      ? *inst.gpu
+                      : *fleet_->host(inst.loc.host).gpus[static_cast<std::size_t>(inst.loc.gpu)];
   // The tolerance of GpuDevice::hold().
   return g.place_memory_gb(inst.loc.slice) - g.reserved_gb(inst.loc.slice) + 1e-9 >=
          inst.activation_gb;
