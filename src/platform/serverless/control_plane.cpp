@@ -217,8 +217,36 @@ const policy::PlatformView& ControlPlane::current_view() const {
   for (const auto& f : fns_)
     check_state_counts(*f, instances_);
 #endif
-  refresh_view(view_, {sim_.now(), config_.control_interval, config_.rate_windows,
-                       fleet_->pending_vms(), fns_, instances_, fleet_->hosts(), &by_id_});
+  // Only the instances that changed since the last refresh, unless one came or went, one
+  // changed otherwise, or one is cold-starting (its stage moves without a transition).
+  bool incremental = !view_rebuild_ && view_.instances.size() == instances_.size();
+  for (std::size_t k = 0; incremental && k < fns_.size(); ++k)
+    incremental = fns_[k]->states[InstanceState::kColdStarting] == 0;
+  refresh_view(
+      view_, {sim_.now(), config_.control_interval, config_.rate_windows, fleet_->pending_vms(),
+              fns_, instances_, fleet_->hosts(), &by_id_, incremental ? &view_changed_ : nullptr});
+  view_changed_.clear();
+  view_rebuild_ = false;
+#ifndef NDEBUG
+  {
+    // Every instance's view against a fresh one (cold_starts: rebuilt whenever non-empty).
+    const auto fresh =
+        build_view({sim_.now(), config_.control_interval, config_.rate_windows,
+                    fleet_->pending_vms(), fns_, instances_, fleet_->hosts(), &by_id_});
+    auto same = [](const policy::InstanceView& a, const policy::InstanceView& b) {
+      return a.id == b.id && a.function == b.function && a.state == b.state &&
+             a.config == b.config && a.location == b.location && a.created == b.created &&
+             a.state_since == b.state_since && a.batches == b.batches &&
+             a.batch_latency_s == b.batch_latency_s && a.partition == b.partition &&
+             a.partitions == b.partitions && a.partition_head == b.partition_head;
+    };
+    if (!std::equal(view_.instances.begin(), view_.instances.end(), fresh.instances.begin(),
+                    fresh.instances.end(), same) ||
+        view_.cold_starts.size() != fresh.cold_starts.size()) {
+      throw std::logic_error("serverless platform: an instance's view changed unmarked");
+    }
+  }
+#endif
   return view_;
 }
 

@@ -154,9 +154,15 @@ class ControlPlane final : private FleetEvents, private BatchEvents {
   void refresh_placement_view(policy::PlatformView& pv, int host);
 
   // Instance lifecycle (lifecycle.cpp).
-  Inst* find(InstanceId id);
+  /// Inline: on every arrival's path (scan_idle) once per idle instance.
+  Inst* find(InstanceId id) {
+    return id < by_id_.size() ? by_id_[static_cast<std::size_t>(id)] : nullptr;
+  }
   /// The one way into instances_: also indexes the instance by id for find().
   void add_instance(std::unique_ptr<Inst> inst);
+  /// inst.life.transition(event, now), and its view marked changed (view_changed_): every
+  /// transition of the control plane goes through here.
+  void transition(Inst& inst, InstanceEvent event, Time now);
   /// The live instances on `host`, ascending ids (empty for an unknown host).
   [[nodiscard]] std::span<const Inst* const> on_host(int host) const;
   bool start_instance(Fn& fn, const policy::InstanceConfig& config,
@@ -216,6 +222,13 @@ class ControlPlane final : private FleetEvents, private BatchEvents {
   /// dispatched batch for a dispatcher that wants the platform reuse its vectors and strings.
   /// A cache of const state, hence mutable; no call sees what an earlier one left in it.
   mutable policy::PlatformView view_;
+  /// The instances whose view may have changed since view_ was last refreshed (a transition:
+  /// state, its time, a batch counted), so that a refresh rewrites their views alone rather
+  /// than every instance's (a miss or two per instance, per dispatched batch in a Protean run);
+  /// view_rebuild_ when any other instance field in the view changed or an instance came or
+  /// went: the next refresh walks every instance (view_builder.hpp, ViewInputs::changed).
+  mutable std::vector<const Inst*> view_changed_;
+  mutable bool view_rebuild_ = true;
   std::vector<std::unique_ptr<Queue>> queues_;  ///< by first member function id
   std::vector<Queue*> node_queues_;     ///< every node (and instance) queue, in creation order
   EventHandle reroute_;                 ///< pending reroute_stranded()

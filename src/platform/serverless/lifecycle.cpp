@@ -12,10 +12,6 @@
 
 namespace sim::platform::serverless {
 
-Inst* ControlPlane::find(InstanceId id) {
-  return id < by_id_.size() ? by_id_[static_cast<std::size_t>(id)] : nullptr;
-}
-
 void ControlPlane::add_instance(std::unique_ptr<Inst> inst) {
   const auto id = static_cast<std::size_t>(inst->id);
   if (by_id_.size() <= id) by_id_.resize(id + 1, nullptr);
@@ -25,6 +21,18 @@ void ControlPlane::add_instance(std::unique_ptr<Inst> inst) {
   if (on_host_.size() <= h) on_host_.resize(h + 1);
   on_host_[h].push_back(inst.get());
   instances_.emplace(inst->id, std::move(inst));
+  view_rebuild_ = true;
+}
+
+void ControlPlane::transition(Inst& inst, InstanceEvent event, Time now) {
+  inst.life.transition(event, now);
+  // Bounded: a run whose policies never read the platform view would grow the list forever.
+  if (view_rebuild_ || view_changed_.size() >= 4 * by_id_.size() + 64) {
+    view_changed_.clear();
+    view_rebuild_ = true;
+  } else {
+    view_changed_.push_back(&inst);
+  }
 }
 
 std::span<const Inst* const> ControlPlane::on_host(int host) const {
@@ -102,7 +110,7 @@ bool ControlPlane::start_instance(Fn& fn, const policy::InstanceConfig& config,
     stats_.instance_placed(w, sim_.now(), true);
     release_cold_start_memory(w);
     host.cache.insert(fn.spec.model, fn.bytes, host.cache_capacity());
-    w.life.transition(InstanceEvent::kReady, sim_.now());
+    transition(w, InstanceEvent::kReady, sim_.now());
     refresh_placement_view(pv, w.loc.host);
     pv.instances.push_back(instance_view(w));  // Placement's contract: see it in this tick
     became_idle(w);
@@ -129,7 +137,7 @@ bool ControlPlane::start_instance(Fn& fn, const policy::InstanceConfig& config,
 void ControlPlane::cold_start_ready(Inst& inst) {
   const Time now = sim_.now();
   release_cold_start_memory(inst);
-  inst.life.transition(InstanceEvent::kReady, now);
+  transition(inst, InstanceEvent::kReady, now);
   stats_.instance_ready(inst, now);
   if (inst.stop_after_batch || !fleet_->host(inst.loc.host).available) {
     terminate(inst);
@@ -218,7 +226,7 @@ void ControlPlane::stop(Inst& inst) {
       inst.life.state() == InstanceState::kBusy || inst.life.state() == InstanceState::kDraining;
   stats_.instance_stopping(inst, sim_.now(), draining);
   if (draining) {
-    inst.life.transition(InstanceEvent::kDrain, sim_.now());
+    transition(inst, InstanceEvent::kDrain, sim_.now());
     inst.stop_after_batch = true;
     return;
   }
@@ -248,11 +256,12 @@ void ControlPlane::terminate(Inst& inst) {
   }
   host.reserved_cores -= inst.cores;
   stats_.instance_ended(inst, now);
-  inst.life.transition(InstanceEvent::kTerminate, now);
+  transition(inst, InstanceEvent::kTerminate, now);
   inst.fn->instances.erase(inst.id);
   routes_changed();
   schedule_reroute();
   by_id_[static_cast<std::size_t>(inst.id)] = nullptr;
+  view_rebuild_ = true;
   auto& here = on_host_[static_cast<std::size_t>(inst.loc.host)];
   here.erase(std::find(here.begin(), here.end(), &inst));
   auto node = instances_.extract(inst.id);

@@ -62,6 +62,7 @@ bool ControlPlane::start_partitioned(Fn& fn, const policy::InstanceConfig& confi
       h.pipeline_interval_s = spec.pipelined ? plan->interval_s : plan->latency_s;
       h.pipeline_latency_s = plan->latency_s;
       h.batch_latency_s = plan->latency_s;
+      view_rebuild_ = true;  // a field of its view, changed without a transition
       h.replica->completion_s = plan->completion_s;
     } else {
       find(head)->replica->members.push_back(id);
@@ -84,7 +85,7 @@ void ControlPlane::part_ready(Inst& inst) {
   if (head == nullptr || !head->replica) return;
   if (--head->replica->parts_waiting > 0) return;
   head->held = false;
-  head->life.transition(InstanceEvent::kReady, sim_.now());
+  transition(*head, InstanceEvent::kReady, sim_.now());
   const InstanceId hid = head->id;
   if (const double completion_s = head->replica->completion_s; completion_s >= 0) {
     head->timer.cancel();
@@ -112,12 +113,13 @@ void ControlPlane::complete_model(InstanceId hid) {
     detach_pipeline(*i);  // batches in flight drain through it
     i->batch_latency_s = i->unit->predict_solo_s(*i->fn->model, i->config.max_batch);
   }
+  view_rebuild_ = true;  // the parts' views: partition and batch_latency_s
   ++counts_.applied["model_completion"];
   for (const InstanceId id : parts) {
     Inst* i = find(id);
     if (i != nullptr && i->life.state() == InstanceState::kIdle) {
       // The head has been ready since its replica was; the other parts become ready now.
-      if (id != hid) i->life.transition(InstanceEvent::kReady, sim_.now());
+      if (id != hid) transition(*i, InstanceEvent::kReady, sim_.now());
       became_idle(*i);
     }
   }
@@ -128,7 +130,7 @@ void ControlPlane::head_admits(InstanceId hid) {
   Inst* h = find(hid);
   if (h == nullptr) return;
   ++h->batches;
-  h->life.transition(InstanceEvent::kBatchDone, sim_.now());
+  transition(*h, InstanceEvent::kBatchDone, sim_.now());
   if (h->stop_after_batch || !fleet_->host(h->loc.host).available) {
     terminate(*h);
     return;
@@ -146,7 +148,8 @@ void ControlPlane::end_replica(Inst& inst) {
     if (h->replica) h->replica->members.clear();
   }
   inst.replica.reset();
-  routes_changed();  // its part() no longer keeps it from the gateway
+  view_rebuild_ = true;  // its view's partition fields (and its parts', reset below)
+  routes_changed();      // its part() no longer keeps it from the gateway
   for (const InstanceId id : group) {
     Inst* g = find(id);
     if (g == nullptr || g == &inst) continue;

@@ -299,7 +299,7 @@ void ControlPlane::run_batch(Inst& inst, std::vector<Request> batch) {
   // is ready): cancelling it touches the instance alone, not the event queue.
   assert(!inst.timer.pending());
   keep_alive_timers_.cancel(inst.keep_alive);
-  inst.life.transition(InstanceEvent::kDispatched, now);
+  transition(inst, InstanceEvent::kDispatched, now);
   inst.dispatch = now;
   // Available to its queue since it became idle, or since its activations fitted again after
   // a memory wait (records.cpp: the time before is queueing, not batching).
@@ -391,7 +391,7 @@ void ControlPlane::batch_finished(FinishedBatch b) {
   }
   const bool released = inst->holds_activations;
   release_activations(*inst);
-  inst->life.transition(InstanceEvent::kBatchDone, now);
+  transition(*inst, InstanceEvent::kBatchDone, now);  // after ++batches: the view's both
   if (inst->stop_after_batch || !host.available) {
     terminate(*inst);
   } else {
@@ -402,7 +402,11 @@ void ControlPlane::batch_finished(FinishedBatch b) {
 
 bool ControlPlane::activations_fit(const Inst& inst) const {
   if (inst.activation_gb <= 0 || inst.loc.gpu < 0) return true;
-  const auto& g = *fleet_->host(inst.loc.host).gpus[static_cast<std::size_t>(inst.loc.gpu)];
+  // Its own device (Inst::gpu, set wherever loc.gpu >= 0), not a walk from the host: this
+  // runs for every idle instance on every arrival of a queue without idle sets.
+  const auto& g = inst.gpu != nullptr
+                      ? *inst.gpu
+                      : *fleet_->host(inst.loc.host).gpus[static_cast<std::size_t>(inst.loc.gpu)];
   // The tolerance of GpuDevice::hold().
   return g.place_memory_gb(inst.loc.slice) - g.reserved_gb(inst.loc.slice) + 1e-9 >=
          inst.activation_gb;

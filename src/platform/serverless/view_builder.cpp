@@ -4,8 +4,7 @@
 
 namespace sim::platform::serverless {
 
-policy::InstanceView instance_view(const Inst& i) {
-  policy::InstanceView v;
+void fill_instance_view(policy::InstanceView& v, const Inst& i) {
   v.id = i.id;
   v.function = i.fn->id;
   v.state = i.life.state();
@@ -18,6 +17,11 @@ policy::InstanceView instance_view(const Inst& i) {
   v.partition = i.part();
   v.partitions = i.replica ? i.replica->parts : 1;
   v.partition_head = !i.replica ? 0 : (i.replica->part > 0 ? i.replica->head : i.id);
+}
+
+policy::InstanceView instance_view(const Inst& i) {
+  policy::InstanceView v;
+  fill_instance_view(v, i);
   return v;
 }
 
@@ -215,11 +219,29 @@ void refresh_view(policy::PlatformView& v, const ViewInputs& in) {
     for (const auto& f : in.functions)
       v.functions.push_back(function_view(*f, now, in.rate_windows));
   }
-  v.instances.clear();
+  refresh_hosts_view(v.hosts, in.hosts);
   v.cold_starts.clear();
-  v.instances.reserve(in.instances.size());
-  auto add = [&v](const Inst& inst) {
-    v.instances.push_back(instance_view(inst));
+  if (in.changed != nullptr) {
+    // Only these instances' views can differ; each found by id (the views are by ascending id).
+    bool found = true;
+    for (const Inst* inst : *in.changed) {
+      const auto it = std::lower_bound(
+          v.instances.begin(), v.instances.end(), inst->id,
+          [](const policy::InstanceView& iv, InstanceId id) { return iv.id < id; });
+      if (it == v.instances.end() || it->id != inst->id) {
+        found = false;
+        break;
+      }
+      fill_instance_view(*it, *inst);
+    }
+    if (found) return;
+  }
+  // The instances' views are rewritten in place (every field set), not built on the stack
+  // and copied.
+  std::size_t n = 0;
+  auto add = [&v, &n](const Inst& inst) {
+    if (n == v.instances.size()) v.instances.emplace_back();
+    fill_instance_view(v.instances[n++], inst);
     if (inst.life.state() == InstanceState::kColdStarting) {
       v.cold_starts.push_back({inst.id, inst.fn->id, inst.loc.host,
                                inst.boot ? inst.boot->stage : policy::ColdStartStage::kNone,
@@ -234,7 +256,7 @@ void refresh_view(policy::PlatformView& v, const ViewInputs& in) {
     for (const auto& [id, inst] : in.instances)
       add(*inst);
   }
-  refresh_hosts_view(v.hosts, in.hosts);
+  v.instances.resize(n);
 }
 
 }  // namespace sim::platform::serverless

@@ -23,9 +23,16 @@ struct ViewInputs {
   /// `instances` by id (null where none), when the caller keeps such an index: walked instead
   /// of the map's scattered nodes while it is at most twice the map's size.
   const std::vector<Inst*>* by_id = nullptr;
+  /// For refresh_view: when not null, the view refreshed was built from these same
+  /// instances (none added or removed since), and only the views of these (repeats allowed)
+  /// may differ from the instances; no instance is cold-starting. Then only their views are
+  /// rewritten. An instance not found in the view makes the refresh walk every instance.
+  const std::vector<const Inst*>* changed = nullptr;
 };
 
 [[nodiscard]] policy::InstanceView instance_view(const Inst& inst);
+/// Sets every field of `view` to instance_view(inst)'s, in place.
+void fill_instance_view(policy::InstanceView& view, const Inst& inst);
 /// Every field of the function's view at `now`: what build_view shows of it, and what the
 /// keep-alive gets when an instance becomes idle. Views are built at non-decreasing times
 /// (the rates keep their place in the arrivals, Fn::window_start).
