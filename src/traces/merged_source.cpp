@@ -1,38 +1,54 @@
 #include "sim/traces/merged_source.hpp"
 
-#include <algorithm>
+#include <utility>
 
 namespace sim::traces {
 
-namespace {
-struct Later {
-  template <class H>
-  bool operator()(const H& a, const H& b) const {
-    return a.arrival.time != b.arrival.time ? a.arrival.time > b.arrival.time : a.source > b.source;
-  }
-};
-}  // namespace
-
 MergedSource::MergedSource(std::vector<std::unique_ptr<ArrivalSource>> sources)
-    : sources_(std::move(sources)) {
+    : sources_(std::move(sources)), heads_(sources_.size()) {
   for (std::size_t i = 0; i < sources_.size(); ++i) {
     if (!sources_[i]) continue;
-    if (auto a = sources_[i]->next()) heap_.push_back({*a, i});
+    if (auto a = sources_[i]->next()) {
+      heads_[i] = *a;
+      keys_.push_back({a->time, i});
+    }
   }
-  std::make_heap(heap_.begin(), heap_.end(), Later{});
+  for (std::size_t i = keys_.size() / 2; i-- > 0;)
+    sift_down(i);
+}
+
+void MergedSource::sift_down(std::size_t i) {
+  const Key moving = keys_[i];
+  const std::size_t n = keys_.size();
+  while (true) {
+    std::size_t child = 2 * i + 1;
+    if (child >= n) break;
+    if (child + 1 < n && keys_[child + 1].before(keys_[child])) ++child;
+    if (!keys_[child].before(moving)) break;
+    keys_[i] = keys_[child];
+    i = child;
+  }
+  keys_[i] = moving;
 }
 
 std::optional<Arrival> MergedSource::next() {
-  if (heap_.empty()) return std::nullopt;
-  std::pop_heap(heap_.begin(), heap_.end(), Later{});
-  const Head head = heap_.back();
-  heap_.pop_back();
-  last_source_ = head.source;
-  if (auto a = sources_[head.source]->next()) {
-    heap_.push_back({*a, head.source});
-    std::push_heap(heap_.begin(), heap_.end(), Later{});
+  if (keys_.empty()) return std::nullopt;
+  // The earliest source's next arrival replaces it at the top and sinks: one pass down the
+  // heap per arrival, where a pop and a push took two.
+  Key& top = keys_.front();
+  const std::size_t source = top.source;
+  const Arrival out = heads_[source];
+  last_source_ = source;
+  if (auto a = sources_[source]->next()) {
+    heads_[source] = *a;
+    top.time = a->time;
+  } else {
+    top = keys_.back();
+    keys_.pop_back();
+    if (keys_.empty()) return out;
   }
-  return head.arrival;
+  sift_down(0);
+  return out;
 }
 
 }  // namespace sim::traces

@@ -63,6 +63,28 @@ void SeriesArrivalSource::advance(Cursor& c) {
   c.time = bin_.start + Time::from_ns(offset);
 }
 
+void SeriesArrivalSource::load_point() {
+  // Every arrival of a point bin is at its start, whatever was drawn: the draws only advance
+  // the stream, as advance() would have (one per arrival, none for kEven), so that the bins
+  // after this one draw the same numbers.
+  point_sub_ = 0;
+  point_left_ = 0;
+  std::uint64_t total = 0;
+  for (const auto& entry : bin_.counts)
+    total += entry.second;
+  if (placement_ != Placement::kEven) {
+    for (std::uint64_t i = 0; i < total; ++i)
+      (void)rng_.uniform01();
+  }
+  skip_empty_substreams();
+}
+
+void SeriesArrivalSource::skip_empty_substreams() {
+  while (point_sub_ < bin_.counts.size() && bin_.counts[point_sub_].second == 0)
+    ++point_sub_;
+  point_left_ = point_sub_ < bin_.counts.size() ? bin_.counts[point_sub_].second : 0;
+}
+
 bool SeriesArrivalSource::load_bin() {
   while (series_->next(bin_)) {
     if (bin_.start < last_end_ || bin_.length < Time::zero()) {
@@ -72,6 +94,11 @@ bool SeriesArrivalSource::load_bin() {
     last_end_ = bin_.end();
     if (bin_.start > horizon_) return false;
     cursors_.clear();
+    if (bin_.length == Time::zero()) {
+      load_point();
+      if (point_left_ == 0) continue;
+      return true;
+    }
     for (const auto& [substream, count] : bin_.counts) {
       if (count == 0) continue;
       Cursor c;
@@ -103,6 +130,19 @@ void SeriesArrivalSource::label(std::uint32_t substream, Arrival& a) {
 
 std::optional<Arrival> SeriesArrivalSource::next() {
   while (!done_) {
+    if (point_left_ > 0) {
+      // A point bin: sub-streams in index order, which is the (time, sub-stream) order.
+      Arrival a;
+      a.time = bin_.start;
+      a.cls = attributes_.cls;
+      a.slo = attributes_.slo;
+      label(bin_.counts[point_sub_].first, a);
+      if (--point_left_ == 0) {
+        ++point_sub_;
+        skip_empty_substreams();
+      }
+      return a;  // load_bin() opened the bin only if its start is within the horizon
+    }
     if (cursors_.empty()) {
       if (!load_bin()) {
         done_ = true;

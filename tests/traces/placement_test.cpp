@@ -91,6 +91,33 @@ TEST(Placement, SubstreamsMergeByTimeAndPointsShareTheirTime) {
   EXPECT_NE(a[1].function, a[2].function);
 }
 
+TEST(Placement, PointBinsDrawAsIntervalsOfOneNanosecondDo) {
+  // A 1 ns interval places every arrival at its start through the cursors; a point bin is
+  // served without them but must leave the stream where they would (one draw per arrival,
+  // none for kEven), so the interval after it gets the same times.
+  for (const Placement p : {Placement::kPoisson, Placement::kUniform, Placement::kEven}) {
+    std::vector<CountBin> bins(3);
+    bins[0].start = seconds(1);
+    bins[0].counts = {{0, 2}, {1, 0}, {2, 3}};
+    bins[1].start = seconds(2);
+    bins[1].counts = {{1, 1}};
+    bins[2].start = seconds(3);
+    bins[2].length = seconds(1);
+    bins[2].counts = {{0, 5}, {1, 4}, {2, 6}};
+    std::vector<CountBin> one_ns = bins;
+    one_ns[0].length = Time::from_ns(1);
+    one_ns[1].length = Time::from_ns(1);
+    const auto points = place(bins, p, 3);
+    const auto cursors = place(one_ns, p, 3);
+    ASSERT_EQ(points.size(), 21u);
+    ASSERT_EQ(points.size(), cursors.size());
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      EXPECT_EQ(points[i].time, cursors[i].time) << i;
+      EXPECT_EQ(points[i].function, cursors[i].function) << i;
+    }
+  }
+}
+
 TEST(Placement, StopsAtTheHorizonAndIsDeterministic) {
   WorkloadLabels labels;
   SeriesArrivalSource src(std::make_unique<VectorSeries>(intervals(seconds(1), {50, 50, 50})),

@@ -57,6 +57,10 @@ class SeriesArrivalSource final : public ArrivalSource {
     Time time;                ///< the position of arrival `index`
   };
   bool load_bin();
+  /// A point bin (length 0) is served from its counts, without cursors or placement.
+  void load_point();
+  /// Moves point_sub_ to the next sub-stream with arrivals and sets point_left_.
+  void skip_empty_substreams();
   void advance(Cursor& c);
   void label(std::uint32_t substream, Arrival& a);
 
@@ -70,7 +74,9 @@ class SeriesArrivalSource final : public ArrivalSource {
   std::vector<Cursor>
       cursors_;  ///< live cursors of the current bin, a min-heap on (time, substream)
   std::vector<std::pair<std::uint32_t, std::uint32_t>>
-      label_ids_;  ///< per sub-stream (function, application)
+      label_ids_;                 ///< per sub-stream (function, application)
+  std::size_t point_sub_ = 0;     ///< the point bin's entry of bin_.counts being served
+  std::uint64_t point_left_ = 0;  ///< its arrivals still to serve; 0: no point bin open
   Time last_end_ = Time::zero();
   bool done_ = false;
   std::function<void(const std::string&)> warn_;
