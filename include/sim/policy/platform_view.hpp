@@ -138,7 +138,9 @@ struct FunctionView {
   Time oldest_wait;  ///< now - arrival of the oldest queued request (0 when empty)
   /// Requests taken from the queue into a batch since time zero, and the sum of their queue
   /// waits (dispatch - arrival, s): per-dequeued-request queue time, as TorchServe's QueueTime
-  /// metric records it (Flashpoint TSK).
+  /// metric records it (Flashpoint TSK). A request requeued after a spot revocation cut its
+  /// batch (spot_revoked_batches: requeue) is counted once, at its first dequeue; its second
+  /// wait (dispatch - requeue) adds to the sum.
   std::uint64_t dequeued = 0;
   double dequeued_wait_s = 0.0;
   /// Arrivals per second over each window of PlatformView::rate_windows (same order).
