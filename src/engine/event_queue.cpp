@@ -332,10 +332,13 @@ bool EventQueue::refill_bottom() {
 void EventQueue::sort_bottom(std::uint64_t start, int shift) {
   // A bucket of a few hundred keys: std::sort's ~n log n comparisons of 128-bit keys, a third
   // of them mispredicted, cost more than two passes of a counting sort on the time's high bits
-  // and an insertion sort of runs of ~2 keys. Bins split [start, start + 2^shift) evenly, so
-  // bin order is time order and only keys of one bin can be out of order.
+  // and an insertion sort of runs of ~1 key. Bins split [start, start + 2^shift) evenly, so
+  // bin order is time order and only keys of one bin can be out of order. About n bins (one
+  // key each on average) rather than n / 2: the insertion pass moves fewer keys. Measured
+  // 2026-11-27 (hold model, N = 1e5, interleaved): 23.1-24.7 -> 23.9-25.6 M events/s, higher in
+  // 6 of 6 pairs; 2n bins 25.0-25.1 (against n bins 25.1-25.6).
   const std::size_t n = bottom_.size();
-  const int bin_bits = std::min(shift, std::max(1, ceil_log2(n) - 1));
+  const int bin_bits = std::min(shift, std::max(1, ceil_log2(n)));
   const int fine = shift - bin_bits;
   const std::size_t bins = std::size_t{1} << bin_bits;
   bin_ends_.assign(bins + 1, 0);

@@ -282,7 +282,7 @@ class EventQueue {
   bool refill_bottom();
   void start_look_ahead(const Rung& r);
   /// Sorts Bottom (a bucket's keys, all with times in [start, start + 2^shift)) by full key:
-  /// a counting sort into about n / 2 bins by time, then an insertion sort (keys move only
+  /// a counting sort into about n bins by time, then an insertion sort (keys move only
   /// within their bin), or std::sort per bin when a bin holds more than kBinSortMax keys.
   void sort_bottom(std::uint64_t start, int shift);
   void step_look_ahead();
