@@ -400,7 +400,15 @@ Decisions ProteanAutoscaler::decide(const PlatformView& view) {
   };
 
   // AfterReconfiguration::kRestore: a GPU serving again after its reconfiguration gets back
-  // the containers it held, largest footprint first, each best fit on its new slices.
+  // the containers it held, largest footprint first, each best fit on its new slices. They are
+  // the warm (idle) containers it held, not containers started for a batch, so they are
+  // admitted by the platform's memory rule (resident memory, plus room for one batch of the
+  // largest activations; under batch-footprint memory, their footprints) and Protean's
+  // estimate charges them as it charges an idle container (idle_charge).
+  auto restore_at = [&](const FunctionView& f, std::size_t p) {
+    start_at(f, p);
+    places[p].load.memory_free_gb += f.device_memory_gb - idle_charge(f);
+  };
   for (auto it = held_.begin(); it != held_.end();) {
     const auto [host, gpu] = it->first;
     const GpuView* gv = gpu_of(view, host, gpu);
@@ -425,10 +433,11 @@ Decisions ProteanAutoscaler::decide(const PlatformView& view) {
       std::optional<std::size_t> best;
       for (std::size_t p = 0; p < places.size(); ++p) {
         const Location& l = places[p].location;
-        if (l.host != host || l.gpu != gpu || !fits(*f, places[p], config_.placement)) continue;
+        if (l.host != host || l.gpu != gpu || !fits(*f, places[p], ContainerPlacement::kSpread))
+          continue;
         if (!best || places[p].platform_free_gb < places[*best].platform_free_gb) best = p;
       }
-      if (best) start_at(*f, *best);
+      if (best) restore_at(*f, *best);
     }
     it = held_.erase(it);
   }

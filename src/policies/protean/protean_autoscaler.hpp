@@ -64,8 +64,11 @@ enum class AfterReconfiguration : std::uint8_t {
   kNeeded,
   /// when the GPU serves again, every container it held when its drain began is started again
   /// on its new slices (a cold start through the normal start path), largest batch footprint
-  /// first (then function id, then the old order), each on the slice of that GPU with the
-  /// least free memory that still fits it (best fit); one that fits nowhere is not restored.
+  /// first (then function id), each on the slice of that GPU with the least free memory that
+  /// still holds it by the platform's memory rule (policy::container_fits: its resident memory,
+  /// plus room for one batch of the largest activations there; best fit); one that fits
+  /// nowhere is not restored. They are warm idle containers, not containers started for a
+  /// batch, so Protean's estimate charges them as idle ones (AdmissionMemory).
   /// The normal autoscaler then continues (the restored containers count as live; surplus
   /// ones stop after the surplus period)
   kRestore

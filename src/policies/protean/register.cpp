@@ -176,8 +176,9 @@ PolicyKind autoscaler() {
           "wherever Algorithm 1 places them; restore = once the GPU serves again, every "
           "container it held when its drain began is cold-started again on its new slices, "
           "largest batch footprint first, each best fit (the slice of that GPU with the least "
-          "free memory that holds it), those that fit nowhere left out; then the normal "
-          "autoscaler continues");
+          "free memory that holds it by the platform's memory rule: its resident memory plus "
+          "room for one batch), those that fit nowhere left out; then the normal autoscaler "
+          "continues");
   s->list_of("fallback_geometry", ParamType::kString)
       .def(json::array({"4g.20gb", "3g.20gb"}))
       .doc("geometry when no small slice set fits (Algorithm 2 line 20)");
