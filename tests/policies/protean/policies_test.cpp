@@ -501,6 +501,70 @@ TEST(ProteanAutoscaler, AfterReconfigurationRestoresTheContainersThatStillFit) {
   }
 }
 
+TEST(ProteanAutoscaler, RestoredContainersAreAdmittedByThePlatformsMemoryRule) {
+  // Weights-resident memory: `w` (strict, no load) holds 1 GB of weights for its lifetime and
+  // 5 GB more while a batch runs (footprint 6 GB). The (3g, 4g) GPU holds six idle `w` on its
+  // 4g (6 GB resident + room for one 5 GB batch). It is drained and reconfigured to
+  // (1g.5gb, 2g.10gb, 4g.20gb) as in AfterReconfigurationRestoresTheContainersThatStillFit
+  // (the BE model `be` drives Algorithm 2 and needs no container: rate 0). Restored by the
+  // platform's rule (resident + largest activations <= the slice): the 1g never (1 + 5 > 5);
+  // best fit takes the 2g (10 GB free, less than the 4g's 20) for five (5 x 1 + 5 = 10), then
+  // the sixth goes to the 4g. Charged at their footprints they would not all come back.
+  PlatformView v = mig_view();
+  auto resident = [](const std::string& profile, double gb, double res, double room) {
+    SliceView s = slice(profile, gb, gb - res);
+    s.resident_gb = res;
+    s.activation_room_gb = room;
+    return s;
+  };
+  v.hosts[0].gpus[0].slices = {resident("3g.20gb", 20, 0, 0), resident("4g.20gb", 20, 6, 5)};
+  FunctionView be = small_be(0, 0);
+  FunctionView w = resnet(1, 0);
+  w.name = "w";
+  w.device_memory_gb = 6;
+  w.resident_gb = 1;
+  w.activation_gb = 5;
+  for (int k = 0; k < 6; ++k) {
+    InstanceView i;
+    i.id = static_cast<InstanceId>(k + 1);
+    i.function = 1;
+    i.state = InstanceState::kIdle;
+    i.location = {0, 0, 1};
+    v.instances.push_back(i);
+  }
+  ProteanAutoscalerConfig c;
+  c.best_effort_count = BestEffortCount::kIntervalArrivals;
+  c.after_reconfiguration = AfterReconfiguration::kRestore;
+  ProteanAutoscaler a(c);
+  std::uint64_t arrivals = 0;
+  for (int tick = 0; tick < 7; ++tick) {
+    arrivals += 400;
+    be.arrivals = arrivals;
+    v.functions = {be, w};
+    v.now = seconds(tick);
+    auto& g = v.hosts[0].gpus[0];
+    if (tick == 4) {
+      v.instances.clear();
+      g.slices = {slice("3g.20gb", 20, 20), slice("4g.20gb", 20, 20)};
+    }
+    if (tick == 5) g.reconfiguring = true;
+    if (tick == 6) {
+      g.reconfiguring = false;
+      g.slices = {slice("1g.5gb", 5, 5), slice("2g.10gb", 10, 10), slice("4g.20gb", 20, 20)};
+    }
+    const auto d = a.decide(v);
+    EXPECT_EQ(d.stop.size(), tick == 3 ? 6U : 0U) << tick;
+    EXPECT_EQ(d.reconfigure.size(), tick == 4 ? 1U : 0U) << tick;
+    if (tick < 6) continue;
+    std::vector<int> slices;
+    for (const auto& s : d.start) {
+      EXPECT_EQ(s.function, 1U);
+      slices.push_back(s.location->slice);
+    }
+    EXPECT_EQ(slices, (std::vector<int>{1, 1, 1, 1, 1, 2}));
+  }
+}
+
 TEST(ProteanAutoscaler, ReconfiguratorRunsOncePerMonitorInterval) {
   // As above, but W = 2 s with a decision every 1 s: Algorithm 2 runs at ticks 0, 2, 4, 6, ...
   // (arrivals over 2 s: 3200 / 8 GPUs = 400 per GPU -> 4 batches x 14 GB, still no small set ->
