@@ -191,6 +191,17 @@ void ProteanAutoscaler::reconfigurator(const PlatformView& view, Decisions& d) {
         !gv->reconfiguring && in_progress < cap) {
       draining_[g] = target;
       counters_[g].reconfigured();  // lines 26, 29-30
+      if (config_.after_reconfiguration == AfterReconfiguration::kRestore) {
+        // The containers to start again once it serves (added to any not yet restored).
+        Held& held = held_[g];
+        held.reconfigured = false;
+        for (const auto& i : view.instances) {
+          if (i.location.host == g.first && i.location.gpu == g.second && counts_as_live(i) &&
+              stopping_.count(i.id) == 0) {
+            held.functions.push_back(i.function);
+          }
+        }
+      }
       ++in_progress;
     }
   }
@@ -201,6 +212,7 @@ void ProteanAutoscaler::drain(const PlatformView& view, Decisions& d) {
     const auto [host, gpu] = it->first;
     const GpuView* gv = gpu_of(view, host, gpu);
     if (gv == nullptr) {
+      held_.erase(it->first);
       it = draining_.erase(it);
       continue;
     }
@@ -216,6 +228,7 @@ void ProteanAutoscaler::drain(const PlatformView& view, Decisions& d) {
     if (empty && !gv->reconfiguring) {
       d.reconfigure.push_back({host, gpu, it->second});
       reconfigured_now_.insert(it->first);
+      if (const auto h = held_.find(it->first); h != held_.end()) h->second.reconfigured = true;
       if (config_.reconfiguring_until == ReconfiguringUntil::kServing) {
         recovering_[it->first] = false;
       }
@@ -371,17 +384,63 @@ Decisions ProteanAutoscaler::decide(const PlatformView& view) {
     const auto k = place_container(f, own, config_.placement, config_.slice_order);
     return k ? std::optional<std::size_t>(index[*k]) : std::nullopt;
   };
+  auto start_at = [&](const FunctionView& f, std::size_t p) {
+    InstanceConfig config = f.config;
+    if (is_strict(f) && config_.strict_sm_cap < 1.0) config.gpu_share = config_.strict_sm_cap;
+    d.start.push_back({f.id, 1, config, places[p].location});
+    add_load(places[p], f, 1.0);
+    ++live[f.id][places[p].location.host];
+  };
   auto start = [&](const FunctionView& f, int host) {
     auto p = place_on(f, host);
     if (!p && evict_for(f, host)) p = place_on(f, host);
     if (!p) return false;
-    InstanceConfig config = f.config;
-    if (is_strict(f) && config_.strict_sm_cap < 1.0) config.gpu_share = config_.strict_sm_cap;
-    d.start.push_back({f.id, 1, config, places[*p].location});
-    add_load(places[*p], f, 1.0);
-    ++live[f.id][places[*p].location.host];
+    start_at(f, *p);
     return true;
   };
+
+  // AfterReconfiguration::kRestore: a GPU serving again after its reconfiguration gets back
+  // the containers it held, largest footprint first, each best fit on its new slices. They are
+  // the warm (idle) containers it held, not containers started for a batch, so they are
+  // admitted by the platform's memory rule (resident memory, plus room for one batch of the
+  // largest activations; under batch-footprint memory, their footprints) and Protean's
+  // estimate charges them as it charges an idle container (idle_charge).
+  auto restore_at = [&](const FunctionView& f, std::size_t p) {
+    start_at(f, p);
+    places[p].load.memory_free_gb += f.device_memory_gb - idle_charge(f);
+  };
+  for (auto it = held_.begin(); it != held_.end();) {
+    const auto [host, gpu] = it->first;
+    const GpuView* gv = gpu_of(view, host, gpu);
+    if (gv == nullptr) {
+      it = held_.erase(it);
+      continue;
+    }
+    if (!it->second.reconfigured || gv->reconfiguring || excluded.count(it->first) > 0) {
+      ++it;
+      continue;
+    }
+    std::vector<const FunctionView*> restore;
+    for (const std::uint32_t fid : it->second.functions)
+      if (const FunctionView* f = view.function(fid); f != nullptr && f->gpu) restore.push_back(f);
+    std::stable_sort(restore.begin(), restore.end(),
+                     [](const FunctionView* a, const FunctionView* b) {
+                       if (a->device_memory_gb != b->device_memory_gb)
+                         return a->device_memory_gb > b->device_memory_gb;
+                       return a->id < b->id;
+                     });
+    for (const FunctionView* f : restore) {
+      std::optional<std::size_t> best;
+      for (std::size_t p = 0; p < places.size(); ++p) {
+        const Location& l = places[p].location;
+        if (l.host != host || l.gpu != gpu || !fits(*f, places[p], ContainerPlacement::kSpread))
+          continue;
+        if (!best || places[p].platform_free_gb < places[*best].platform_free_gb) best = p;
+      }
+      if (best) restore_at(*f, *best);
+    }
+    it = held_.erase(it);
+  }
 
   // Strict models first, so that they get the best slices. A node's backlog gets its
   // containers on that node (only they can take its requests), then the pool's anywhere.

@@ -55,6 +55,25 @@ enum class ReconfiguringUntil : std::uint8_t {
   kServing
 };
 
+/// What becomes of a reconfigured GPU's containers. Reconfiguring ends every process on the GPU
+/// (§2.1), so its warm containers of every model are stopped in the drain; the paper does not
+/// say how they come back.
+enum class AfterReconfiguration : std::uint8_t {
+  /// only the containers the load needs (n_c, §4.2) are started again, by the normal
+  /// autoscaler, wherever Algorithm 1 places them (dcsim before 2026-11-27)
+  kNeeded,
+  /// when the GPU serves again, every container it held when its drain began is started again
+  /// on its new slices (a cold start through the normal start path), largest batch footprint
+  /// first (then function id), each on the slice of that GPU with the least free memory that
+  /// still holds it by the platform's memory rule (policy::container_fits: its resident memory,
+  /// plus room for one batch of the largest activations there; best fit); one that fits
+  /// nowhere is not restored. They are warm idle containers, not containers started for a
+  /// batch, so Protean's estimate charges them as idle ones (AdmissionMemory).
+  /// The normal autoscaler then continues (the restored containers count as live; surplus
+  /// ones stop after the surplus period)
+  kRestore
+};
+
 struct ProteanAutoscalerConfig {
   Time surplus_period = seconds(600);
   ContainerPlacement placement = ContainerPlacement::kJobDistribution;
@@ -64,6 +83,7 @@ struct ProteanAutoscalerConfig {
   BestEffortCount best_effort_count = BestEffortCount::kInFlight;
   double max_reconfiguring_fraction = 0.3;
   ReconfiguringUntil reconfiguring_until = ReconfiguringUntil::kServing;
+  AfterReconfiguration after_reconfiguration = AfterReconfiguration::kNeeded;
   double strict_sm_cap = 1.0;  ///< GPUlet: SM cap of strict containers under MPS
   ContainerCount container_count = ContainerCount::kInFlight;
   /// n_c per worker node from its share and its own queue, per node from an even share of
@@ -105,6 +125,13 @@ class ProteanAutoscaler final : public Autoscaler {
   /// reconfigured GPUs not yet serving (ReconfiguringUntil::kServing) -> whether a decision
   /// after their downtime has already found no instance on them
   std::map<std::pair<int, int>, bool> recovering_;
+  /// AfterReconfiguration::kRestore: GPU -> the functions of the containers it held when its
+  /// drain began (one entry per container), and whether its reconfiguration has been issued
+  struct Held {
+    std::vector<std::uint32_t> functions;
+    bool reconfigured = false;
+  };
+  std::map<std::pair<int, int>, Held> held_;
   std::set<InstanceId> stopping_;
   std::map<std::uint32_t, Time> surplus_since_;
   std::optional<Time> last_monitor_;  ///< when Algorithm 2 last ran

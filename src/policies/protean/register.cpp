@@ -166,6 +166,19 @@ PolicyKind autoscaler() {
           "\"to keep overall GPU downtime low\"): serving = until one of its containers is "
           "ready again (its containers restart after the reconfiguration), or none was placed "
           "on it after the downtime; downtime = until the MIG downtime is over");
+  s->add("after_reconfiguration", ParamType::kChoice)
+      .def("needed")
+      .one_of({"needed", "restore"})
+      .doc(
+          "what becomes of a reconfigured GPU's containers, all stopped by its drain (§2.1: "
+          "reconfiguring needs every process on the GPU gone; the paper does not say how they "
+          "come back): needed = only those the load needs (n_c, §4.2) are started again, "
+          "wherever Algorithm 1 places them; restore = once the GPU serves again, every "
+          "container it held when its drain began is cold-started again on its new slices, "
+          "largest batch footprint first, each best fit (the slice of that GPU with the least "
+          "free memory that holds it by the platform's memory rule: its resident memory plus "
+          "room for one batch), those that fit nowhere left out; then the normal autoscaler "
+          "continues");
   s->list_of("fallback_geometry", ParamType::kString)
       .def(json::array({"4g.20gb", "3g.20gb"}))
       .doc("geometry when no small slice set fits (Algorithm 2 line 20)");
@@ -231,6 +244,9 @@ PolicyKind autoscaler() {
             c.reconfiguring_until = p.at("reconfiguring_until").get<std::string>() == "serving"
                                         ? ReconfiguringUntil::kServing
                                         : ReconfiguringUntil::kDowntime;
+            c.after_reconfiguration = p.at("after_reconfiguration").get<std::string>() == "restore"
+                                          ? AfterReconfiguration::kRestore
+                                          : AfterReconfiguration::kNeeded;
             c.strict_sm_cap = p.at("strict_sm_cap").get<double>();
             const auto count = p.at("container_count").get<std::string>();
             c.container_count = count == "in-flight"          ? ContainerCount::kInFlight

@@ -432,6 +432,139 @@ TEST(ProteanAutoscaler, AReconfiguredGpuCountsAgainstTheCapUntilItServes) {
   }
 }
 
+TEST(ProteanAutoscaler, AfterReconfigurationRestoresTheContainersThatStillFit) {
+  // One GPU in (3g.20gb, 4g.20gb) holding three idle containers: `big` (strict, 14 GB, no load)
+  // on the 4g, `mid` (strict, 12 GB, no load) and `be` (2 GB) on the 3g. BE arrivals counted
+  // per interval: 400 per tick -> 400 / 128 x 2 GB = 6.25 GB, occupancy of (1g, 2g) 6.25 / 15 =
+  // 0.42 inside [0.1, 0.9] -> (1g, 2g, 4g), a mismatch from tick 0. `be` needs one container
+  // (rate 100 x 0.11 s = 11 requests, one batch). Ticks 0-2 count mismatches 1-3; tick 3 drains
+  // the GPU (three stops); tick 4 finds it empty and reconfigures it; tick 5 it is in its
+  // downtime; tick 6 it serves in (1g.5gb, 2g.10gb, 4g.20gb), empty.
+  // `needed`: tick 6 starts only `be`'s one container. `restore`: largest first, best fit:
+  // `big` (14 GB) on the 4g (the only slice that holds it; 6 GB left), `mid` (12 GB) fits no
+  // slice (5, 10, 6 GB free) and is not restored, `be` (2 GB) on the 1g (5 GB free, the least
+  // of 5, 10, 6); `be`'s need is then met, so nothing else starts.
+  for (const auto mode : {AfterReconfiguration::kNeeded, AfterReconfiguration::kRestore}) {
+    PlatformView v = mig_view();
+    v.hosts[0].gpus[0].slices = {slice("3g.20gb", 20, 6, 2), slice("4g.20gb", 20, 6, 1)};
+    FunctionView be = small_be(0, 100);
+    FunctionView big = resnet(1, 0);
+    big.name = "big";
+    big.device_memory_gb = 14;
+    FunctionView mid = resnet(2, 0);
+    mid.name = "mid";
+    mid.device_memory_gb = 12;
+    auto idle = [](InstanceId id, std::uint32_t f, int s) {
+      InstanceView i;
+      i.id = id;
+      i.function = f;
+      i.state = InstanceState::kIdle;
+      i.location = {0, 0, s};
+      return i;
+    };
+    v.instances = {idle(1, 1, 1), idle(2, 2, 0), idle(3, 0, 0)};
+    ProteanAutoscalerConfig c;
+    c.best_effort_count = BestEffortCount::kIntervalArrivals;
+    c.after_reconfiguration = mode;
+    ProteanAutoscaler a(c);
+    std::uint64_t arrivals = 0;
+    for (int tick = 0; tick < 7; ++tick) {
+      arrivals += 400;
+      be.arrivals = arrivals;
+      v.functions = {be, big, mid};
+      v.now = seconds(tick);
+      auto& g = v.hosts[0].gpus[0];
+      if (tick == 4) v.instances.clear();  // the three stops have ended
+      if (tick == 4) g.slices = {slice("3g.20gb", 20, 20), slice("4g.20gb", 20, 20)};
+      if (tick == 5) g.reconfiguring = true;
+      if (tick == 6) {
+        g.reconfiguring = false;
+        g.slices = {slice("1g.5gb", 5, 5), slice("2g.10gb", 10, 10), slice("4g.20gb", 20, 20)};
+      }
+      const auto d = a.decide(v);
+      EXPECT_EQ(d.stop.size(), tick == 3 ? 3U : 0U) << tick;
+      EXPECT_EQ(d.reconfigure.size(), tick == 4 ? 1U : 0U) << tick;
+      if (tick < 6) {
+        EXPECT_TRUE(d.start.empty()) << tick;
+        continue;
+      }
+      std::vector<std::pair<std::uint32_t, int>> started;  // (function, slice)
+      for (const auto& s : d.start)
+        started.emplace_back(s.function, s.location->slice);
+      if (mode == AfterReconfiguration::kNeeded) {
+        ASSERT_EQ(started.size(), 1U);
+        EXPECT_EQ(started[0].first, 0U);
+      } else {
+        EXPECT_EQ(started, (std::vector<std::pair<std::uint32_t, int>>{{1, 2}, {0, 0}}));
+      }
+    }
+  }
+}
+
+TEST(ProteanAutoscaler, RestoredContainersAreAdmittedByThePlatformsMemoryRule) {
+  // Weights-resident memory: `w` (strict, no load) holds 1 GB of weights for its lifetime and
+  // 5 GB more while a batch runs (footprint 6 GB). The (3g, 4g) GPU holds six idle `w` on its
+  // 4g (6 GB resident + room for one 5 GB batch). It is drained and reconfigured to
+  // (1g.5gb, 2g.10gb, 4g.20gb) as in AfterReconfigurationRestoresTheContainersThatStillFit
+  // (the BE model `be` drives Algorithm 2 and needs no container: rate 0). Restored by the
+  // platform's rule (resident + largest activations <= the slice): the 1g never (1 + 5 > 5);
+  // best fit takes the 2g (10 GB free, less than the 4g's 20) for five (5 x 1 + 5 = 10), then
+  // the sixth goes to the 4g. Charged at their footprints they would not all come back.
+  PlatformView v = mig_view();
+  auto resident = [](const std::string& profile, double gb, double res, double room) {
+    SliceView s = slice(profile, gb, gb - res);
+    s.resident_gb = res;
+    s.activation_room_gb = room;
+    return s;
+  };
+  v.hosts[0].gpus[0].slices = {resident("3g.20gb", 20, 0, 0), resident("4g.20gb", 20, 6, 5)};
+  FunctionView be = small_be(0, 0);
+  FunctionView w = resnet(1, 0);
+  w.name = "w";
+  w.device_memory_gb = 6;
+  w.resident_gb = 1;
+  w.activation_gb = 5;
+  for (int k = 0; k < 6; ++k) {
+    InstanceView i;
+    i.id = static_cast<InstanceId>(k + 1);
+    i.function = 1;
+    i.state = InstanceState::kIdle;
+    i.location = {0, 0, 1};
+    v.instances.push_back(i);
+  }
+  ProteanAutoscalerConfig c;
+  c.best_effort_count = BestEffortCount::kIntervalArrivals;
+  c.after_reconfiguration = AfterReconfiguration::kRestore;
+  ProteanAutoscaler a(c);
+  std::uint64_t arrivals = 0;
+  for (int tick = 0; tick < 7; ++tick) {
+    arrivals += 400;
+    be.arrivals = arrivals;
+    v.functions = {be, w};
+    v.now = seconds(tick);
+    auto& g = v.hosts[0].gpus[0];
+    if (tick == 4) {
+      v.instances.clear();
+      g.slices = {slice("3g.20gb", 20, 20), slice("4g.20gb", 20, 20)};
+    }
+    if (tick == 5) g.reconfiguring = true;
+    if (tick == 6) {
+      g.reconfiguring = false;
+      g.slices = {slice("1g.5gb", 5, 5), slice("2g.10gb", 10, 10), slice("4g.20gb", 20, 20)};
+    }
+    const auto d = a.decide(v);
+    EXPECT_EQ(d.stop.size(), tick == 3 ? 6U : 0U) << tick;
+    EXPECT_EQ(d.reconfigure.size(), tick == 4 ? 1U : 0U) << tick;
+    if (tick < 6) continue;
+    std::vector<int> slices;
+    for (const auto& s : d.start) {
+      EXPECT_EQ(s.function, 1U);
+      slices.push_back(s.location->slice);
+    }
+    EXPECT_EQ(slices, (std::vector<int>{1, 1, 1, 1, 1, 2}));
+  }
+}
+
 TEST(ProteanAutoscaler, ReconfiguratorRunsOncePerMonitorInterval) {
   // As above, but W = 2 s with a decision every 1 s: Algorithm 2 runs at ticks 0, 2, 4, 6, ...
   // (arrivals over 2 s: 3200 / 8 GPUs = 400 per GPU -> 4 batches x 14 GB, still no small set ->
