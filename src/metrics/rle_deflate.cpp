@@ -251,6 +251,21 @@ inline std::size_t run_end(const std::uint8_t* p, std::size_t i, std::size_t m) 
   return j;
 }
 
+// With p[0..9) readable: the first k in [0, 6) where four equal bytes start (p[k] == p[k + 1]
+// == p[k + 2] == p[k + 3]), or 6 if none does, from two overlapping words.
+inline unsigned first_run_of_four(const std::uint8_t* p) {
+  std::uint64_t a;
+  std::uint64_t b;
+  std::memcpy(&a, p, 8);
+  std::memcpy(&b, p + 1, 8);
+  const std::uint64_t d = a ^ b;  // byte k is zero where p[k] == p[k + 1]
+  constexpr std::uint64_t kLow7 = 0x7F7F7F7F7F7F7F7FULL;
+  constexpr std::uint64_t kHigh = 0x8080808080808080ULL;
+  const std::uint64_t equal = ~(((d & kLow7) + kLow7) | d) & kHigh;
+  const std::uint64_t run = equal & (equal >> 8) & (equal >> 16) & 0x0000808080808080ULL;
+  return run != 0 ? static_cast<unsigned>(std::countr_zero(run)) / 8 : 6;
+}
+
 }  // namespace
 
 std::size_t RleDeflate::encode(std::span<const std::uint8_t> in, std::size_t block_bytes,
@@ -283,6 +298,21 @@ std::size_t RleDeflate::encode(std::span<const std::uint8_t> in, std::size_t blo
     std::uint64_t matches = 0;
     std::uint16_t* t = tokens_.data();
     for (std::size_t i = 0; i < m;) {
+      if constexpr (std::endian::native == std::endian::little) {
+        // Literals in bulk up to where a run of four starts (nearly random planes): the same
+        // tokens as run by run, since no run of four or more starts before it.
+        if (i + 9 <= m) {
+          const unsigned k = first_run_of_four(p + i);
+          if (k > 0) {
+            for (unsigned j = 0; j < k; ++j) {
+              *t++ = p[i + j];
+              ++freq[p[i + j]];
+            }
+            i += k;
+            continue;
+          }
+        }
+      }
       const std::uint8_t v = p[i];
       const std::size_t end = run_end(p, i, m);
       std::size_t r = end - i;
@@ -421,7 +451,13 @@ std::size_t RleDeflate::encode(std::span<const std::uint8_t> in, std::size_t blo
     }
     for (const std::uint16_t* q = tokens_.data(); q != tokens_end; ++q) {
       if (*q < 256) {
-        w.put(lit_codes[*q], lit_lengths[*q]);
+        if (q + 1 != tokens_end && q[1] < 256) {  // two literals in one call (30 bits at most)
+          w.put(lit_codes[*q] | (static_cast<std::uint32_t>(lit_codes[q[1]]) << lit_lengths[*q]),
+                static_cast<unsigned>(lit_lengths[*q]) + lit_lengths[q[1]]);
+          ++q;
+        } else {
+          w.put(lit_codes[*q], lit_lengths[*q]);
+        }
       } else {
         const LengthCode& lc = kLengthCodes[*q - 256U];
         const unsigned len = lit_lengths[lc.symbol];
