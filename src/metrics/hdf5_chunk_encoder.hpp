@@ -10,7 +10,7 @@
 /// libdeflate only computes the adler32), so every machine writes the same whole chunks. Measured
 /// on the Protean 300 s run's columns (65,536-row chunks, 145 MB shuffled): zlib's default strategy
 /// 0.45 CPU s and 13.8 MB, zlib's Z_RLE 0.26 s and 14.5 MB (session 11 to 14's encoder),
-/// libdeflate 1.14 levels 1-6 0.34-0.54 s and 13.8-15.1 MB, this encoder 0.09 s and 14.4 MB
+/// libdeflate 1.14 levels 1-6 0.33-0.53 s and 13.8-15.1 MB, this encoder 0.06 s and 14.4 MB
 /// (docs/performance-history.md, goal 2, session 15).
 
 #include <cstddef>

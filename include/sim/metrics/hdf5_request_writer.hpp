@@ -18,6 +18,11 @@
 ///   /names/functions       1-D variable-length UTF-8 strings, indexed by the function column
 ///   /names/applications    1-D variable-length UTF-8 strings, indexed by the application column
 ///
+/// The same records give the same file: whole chunks' compressed bytes are a function of the
+/// chunk alone (dcsim's encoder chooses every token and code; libdeflate only computes the
+/// adler32, so its version does not matter); the last, partial chunk of each column is
+/// compressed by HDF5's own filter with the system's zlib.
+///
 /// At most chunk_rows records are buffered in memory; each full buffer is appended to the
 /// datasets. The file is created under a temporary name and renamed into place by close().
 
