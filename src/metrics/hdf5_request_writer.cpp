@@ -182,7 +182,7 @@ Hdf5RequestWriter::Hdf5RequestWriter(std::filesystem::path path, NameTables name
     check(H5Pset_shuffle(dcpl.get()), p, "H5Pset_shuffle");
     check(H5Pset_deflate(dcpl.get(), static_cast<unsigned>(deflate_level)), p,
           "H5Pset_deflate (is zlib support missing from this HDF5?)");
-    m.encoder.emplace(deflate_level);
+    m.encoder.emplace();
   }
   const hsize_t dims[1] = {0};
   const hsize_t max_dims[1] = {H5S_UNLIMITED};

@@ -7,8 +7,8 @@
 ///   /                      attributes: format = "dcsim.requests", version = 1 (int32),
 ///                          records = number of rows (uint64, written on close)
 ///   /requests/<column>     1-D, extendible (unlimited), chunked (chunk_rows rows, default
-///                          65536), shuffle + deflate filtered (whole chunks deflated by dcsim with
-///                          zlib's Z_RLE strategy, hdf5_chunk_encoder.hpp; any inflate reads them);
+///                          65536), shuffle + deflate filtered (whole chunks deflated by dcsim's
+///                          run-length encoder, hdf5_chunk_encoder.hpp; any inflate reads them);
 ///                          every column has the same length
 ///       id u64, function u32, application u32, class u8 (0 strict, 1 best_effort),
 ///       arrival_ns dispatch_ns start_ns finish_ns queue_wait_ns batching_wait_ns
@@ -17,6 +17,11 @@
 ///       class and outcome carry a "labels" string attribute spelling the codes.
 ///   /names/functions       1-D variable-length UTF-8 strings, indexed by the function column
 ///   /names/applications    1-D variable-length UTF-8 strings, indexed by the application column
+///
+/// The same records give the same file: whole chunks' compressed bytes are a function of the
+/// chunk alone (dcsim's encoder chooses every token and code; libdeflate only computes the
+/// adler32, so its version does not matter); the last, partial chunk of each column is
+/// compressed by HDF5's own filter with the system's zlib.
 ///
 /// At most chunk_rows records are buffered in memory; each full buffer is appended to the
 /// datasets. The file is created under a temporary name and renamed into place by close().
@@ -33,7 +38,11 @@ class Hdf5RequestWriter final : public RequestWriter {
   static constexpr std::size_t kDefaultChunkRows = 65536;
   static constexpr int kDefaultDeflateLevel = 1;
 
-  /// chunk_rows >= 1; deflate_level in [0, 9] (0 = no compression). Throws
+  /// chunk_rows >= 1; deflate_level in [0, 9]: 0 = no filters (no shuffle, no deflate); 1-9 =
+  /// shuffle + deflate, the level being the deflate filter's parameter in the file and zlib's
+  /// level for the last, partial chunk, which HDF5's own filter compresses. Whole chunks are
+  /// run-length coded by dcsim whatever the level (as zlib's Z_RLE strategy, used before,
+  /// wrote the same bytes at every level); HDF5's filter accepts no level above 9. Throws
   /// std::invalid_argument for bad arguments, std::runtime_error naming the file if it cannot
   /// be created.
   Hdf5RequestWriter(std::filesystem::path path, NameTables names,
