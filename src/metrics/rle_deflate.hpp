@@ -17,9 +17,10 @@ namespace sim::metrics::h5 {
 
 class RleDeflate {
  public:
-  /// Writes the zlib stream of `in` to `out` (resized to fit, then to the stream's length)
-  /// and returns its length. `in` is cut into blocks of `block_bytes` bytes (the last may be
-  /// shorter); block_bytes >= 1. An empty input gives an empty final block.
+  /// Writes the zlib stream of `in` to the front of `out` (grown to the stream's bound when
+  /// smaller, never shrunk, so one buffer serves every chunk) and returns the stream's length:
+  /// the bytes past it are not part of the stream. `in` is cut into blocks of `block_bytes` bytes
+  /// (the last may be shorter); block_bytes >= 1. An empty input gives an empty final block.
   std::size_t encode(std::span<const std::uint8_t> in, std::size_t block_bytes,
                      std::vector<std::uint8_t>& out);
 
