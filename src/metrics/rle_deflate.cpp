@@ -77,8 +77,10 @@ struct SymbolKey {
   std::uint16_t symbol;
 };
 
-// Moffat and Katajainen's in-place minimum-redundancy code lengths: `a` sorted by ascending
-// frequency in, each entry's key its code length out.
+// Moffat and Katajainen's in-place minimum-redundancy code lengths (A. Moffat, J. Katajainen,
+// "In-place calculation of minimum-redundancy codes", WADS 1995, LNCS 955, pp. 393-402; the three
+// phases of the paper's algorithm: combine, then parent pointers to depths, then depths to
+// leaf lengths): `a` sorted by ascending frequency in, each entry's key its code length out.
 void minimum_redundancy(SymbolKey* a, int n) {
   if (n == 1) {
     a[0].key = 1;
@@ -143,7 +145,8 @@ void huffman_lengths(const std::uint32_t* freq, int n, int max_bits, std::uint8_
   });
   minimum_redundancy(a.data(), used);
   // Codes longer than max_bits moved to max_bits, then the Kraft sum brought back to one: each
-  // step drops a code of max_bits and splits a shorter one in two (miniz's method).
+  // step drops a code of max_bits and splits a shorter one in two (the usual repair of a
+  // length-limited Huffman code, as in zlib's and miniz's encoders; not optimal, always valid).
   std::array<int, kLitLenSymbols + 1> count{};
   for (int i = 0; i < used; ++i)
     ++count[std::min<std::uint32_t>(a[static_cast<std::size_t>(i)].key,
