@@ -354,14 +354,30 @@ void EventQueue::sort_bottom(std::uint64_t start, int shift) {
     sort_scratch_[bin_ends_[(key_time(k) - start) >> fine]++] = k;
   bottom_.swap(sort_scratch_);
   if (most <= kBinSortMax) {
-    // One pass over all: a key stops at its bin's start, as every earlier key is earlier.
+    // One insertion pass over all: a key stops at its bin's start, as every earlier key is
+    // earlier. Bins hold about one key, so whether a key goes before its predecessor is a coin
+    // toss that a branch mispredicts; that first step is a branch-free compare-exchange with
+    // the running maximum (kept in registers), and only a key that is smaller than two keys
+    // before it (a bin of three or more) takes the branch into the ordinary insertion loop.
+    Key* const a = bottom_.data();
+    Key high = a[0];  // the largest of a[0..i-1], which belongs at a[i - 1]
     for (std::size_t i = 1; i < n; ++i) {
-      const Key k = bottom_[i];
-      std::size_t j = i;
-      for (; j > 0 && k < bottom_[j - 1]; --j)
-        bottom_[j] = bottom_[j - 1];
-      bottom_[j] = k;
+      const Key k = a[i];
+      const bool before = k < high;
+      const Key low = before ? k : high;
+      high = before ? high : k;
+      // a[0..i-2] are sorted and <= high; low goes at a[i - 1] unless it is below a[i - 2]
+      // (possible only if it is k).
+      std::size_t j = i - 1;
+      if (j > 0 && low < a[j - 1]) [[unlikely]] {
+        do {
+          a[j] = a[j - 1];
+          --j;
+        } while (j > 0 && low < a[j - 1]);
+      }
+      a[j] = low;
     }
+    a[n - 1] = high;
   } else {
     // Clustered times (many events at one instant): O(m log m) per bin, not O(m^2).
     std::uint32_t from = 0;
