@@ -13,7 +13,6 @@ constexpr std::uint64_t kSlotMask = (std::uint64_t{1} << 24) - 1;
 constexpr int kPhaseShift = 62;
 // Phase bits 3 (no event's phase) mark a free slot's tail.
 constexpr std::uint64_t kFreeTail = std::uint64_t{3} << kPhaseShift;
-constexpr std::uint32_t kNoSlot = ~std::uint32_t{0};
 constexpr int kSequenceShift = 24;
 // Stale (cancelled) entries are purged once they outnumber live ones by this margin, so a
 // pattern of scheduling and cancelling far-future events cannot grow the queue without bound.
@@ -70,33 +69,13 @@ void EventQueue::throw_empty_callback() {
   throw std::invalid_argument("EventQueue::push: empty callback");
 }
 
-std::uint32_t EventQueue::acquire_slot() {
-  std::uint32_t slot = free_slot_;
-  if (slot != kNoSlot) {
-    free_slot_ = static_cast<std::uint32_t>(slots_[slot].tail);
-    return slot;
-  }
+std::uint32_t EventQueue::grow_slots() {
   if (slots_.size() > kSlotMask) {
     throw std::length_error("EventQueue: more than 16,777,216 events pending at once");
   }
-  slot = static_cast<std::uint32_t>(slots_.size());
+  const auto slot = static_cast<std::uint32_t>(slots_.size());
   slots_.emplace_back();
   return slot;
-}
-
-EventHandle EventQueue::commit(Time t, std::uint32_t slot, EventPhase phase) {
-  return commit_sequence(t, slot, phase, take_sequence());
-}
-
-EventHandle EventQueue::commit_sequence(Time t, std::uint32_t slot, EventPhase phase,
-                                        std::uint64_t sequence) {
-  const std::uint64_t tail =
-      (static_cast<std::uint64_t>(phase) << kPhaseShift) | (sequence << kSequenceShift) | slot;
-  Slot& s = slots_[slot];
-  s.tail = tail;
-  insert((static_cast<Key>(static_cast<std::uint64_t>(t.ns())) << 64) | tail);
-  ++live_;
-  return {this, slot, s.generation};
 }
 
 inline void EventQueue::add_to_bucket(Bucket& bucket, Key k) {
@@ -126,7 +105,7 @@ void EventQueue::flush_staged() {
   staged_count_ = 0;
 }
 
-void EventQueue::insert(Key k) {
+inline void EventQueue::insert(Key k) {
   ++entries_;
   const std::uint64_t t = key_time(k);
   if (t >= top_start_) {
@@ -151,6 +130,21 @@ void EventQueue::insert(Key k) {
     }
   }
   insert_bottom(k);
+}
+
+EventHandle EventQueue::commit(Time t, std::uint32_t slot, EventPhase phase) {
+  return commit_sequence(t, slot, phase, take_sequence());
+}
+
+EventHandle EventQueue::commit_sequence(Time t, std::uint32_t slot, EventPhase phase,
+                                        std::uint64_t sequence) {
+  const std::uint64_t tail =
+      (static_cast<std::uint64_t>(phase) << kPhaseShift) | (sequence << kSequenceShift) | slot;
+  Slot& s = slots_[slot];
+  s.tail = tail;
+  insert((static_cast<Key>(static_cast<std::uint64_t>(t.ns())) << 64) | tail);
+  ++live_;
+  return {this, slot, s.generation};
 }
 
 void EventQueue::insert_bottom(Key k) {
@@ -214,14 +208,6 @@ void EventQueue::bucket_take(Rung& r, std::size_t b, std::vector<Key>& out) {
     n = kChunkKeys;
   }
   bucket = Bucket{};
-}
-
-void EventQueue::release_slot(std::uint32_t slot) {
-  Slot& s = slots_[slot];
-  s.fn = nullptr;
-  s.tail = kFreeTail | free_slot_;
-  ++s.generation;  // old handles no longer match
-  free_slot_ = slot;
 }
 
 EventQueue::Rung& EventQueue::open_rung(std::uint64_t start, int shift, std::size_t nbuckets) {
@@ -440,7 +426,10 @@ Time EventQueue::next_time() {
 }
 
 bool EventQueue::pop_until(Time limit, Popped& out) {
-  if (!settle_front()) return false;
+  // Usually Bottom's front is live: settle_front only when it is not.
+  if (bottom_head_ == bottom_.size() || is_stale(bottom_[bottom_head_])) {
+    if (!settle_front()) return false;
+  }
   const Key top = bottom_[bottom_head_];
   const auto time = static_cast<std::int64_t>(key_time(top));
   if (time > limit.ns()) return false;

@@ -243,8 +243,17 @@ class EventQueue {
 
   [[noreturn]] static void throw_negative_time(Time t);
   [[noreturn]] static void throw_empty_callback();
-  /// Takes a free slot (growing the table if none is free); its callback is empty.
-  std::uint32_t acquire_slot();
+  /// Takes a free slot (growing the table if none is free); its callback is empty. Inline:
+  /// it is on the path of every push.
+  std::uint32_t acquire_slot() {
+    const std::uint32_t slot = free_slot_;
+    if (slot == ~std::uint32_t{0}) [[unlikely]]
+      return grow_slots();
+    free_slot_ = static_cast<std::uint32_t>(slots_[slot].tail);
+    return slot;
+  }
+  /// acquire_slot when no slot is free: a new one at the end of the table.
+  std::uint32_t grow_slots();
   /// push and push_reserved: checks t, builds the callable in a free slot and returns the slot
   /// (released again if the callable throws or is empty).
   template <class F>
@@ -274,8 +283,15 @@ class EventQueue {
   void flush_staged();
   /// Appends bucket b's keys to `out`, frees its chunks and empties it.
   void bucket_take(Rung& r, std::size_t b, std::vector<Key>& out);
-  void release_slot(std::uint32_t slot);
-  void insert(Key k);
+  /// Frees the slot (its callback destroyed, old handles no longer matching) for reuse.
+  void release_slot(std::uint32_t slot) {
+    Slot& s = slots_[slot];
+    s.fn = nullptr;
+    s.tail = (std::uint64_t{3} << 62) | free_slot_;  // a free slot's tail (phase bits 3)
+    ++s.generation;
+    free_slot_ = slot;
+  }
+  [[gnu::always_inline]] inline void insert(Key k);
   void insert_bottom(Key k);
   /// Makes Bottom non-empty with a live front entry if any live event exists; false otherwise.
   bool settle_front();
