@@ -13,7 +13,6 @@ constexpr std::uint64_t kSlotMask = (std::uint64_t{1} << 24) - 1;
 constexpr int kPhaseShift = 62;
 // Phase bits 3 (no event's phase) mark a free slot's tail.
 constexpr std::uint64_t kFreeTail = std::uint64_t{3} << kPhaseShift;
-constexpr std::uint32_t kNoSlot = ~std::uint32_t{0};
 constexpr int kSequenceShift = 24;
 // Stale (cancelled) entries are purged once they outnumber live ones by this margin, so a
 // pattern of scheduling and cancelling far-future events cannot grow the queue without bound.
@@ -70,33 +69,13 @@ void EventQueue::throw_empty_callback() {
   throw std::invalid_argument("EventQueue::push: empty callback");
 }
 
-std::uint32_t EventQueue::acquire_slot() {
-  std::uint32_t slot = free_slot_;
-  if (slot != kNoSlot) {
-    free_slot_ = static_cast<std::uint32_t>(slots_[slot].tail);
-    return slot;
-  }
+std::uint32_t EventQueue::grow_slots() {
   if (slots_.size() > kSlotMask) {
     throw std::length_error("EventQueue: more than 16,777,216 events pending at once");
   }
-  slot = static_cast<std::uint32_t>(slots_.size());
+  const auto slot = static_cast<std::uint32_t>(slots_.size());
   slots_.emplace_back();
   return slot;
-}
-
-EventHandle EventQueue::commit(Time t, std::uint32_t slot, EventPhase phase) {
-  return commit_sequence(t, slot, phase, take_sequence());
-}
-
-EventHandle EventQueue::commit_sequence(Time t, std::uint32_t slot, EventPhase phase,
-                                        std::uint64_t sequence) {
-  const std::uint64_t tail =
-      (static_cast<std::uint64_t>(phase) << kPhaseShift) | (sequence << kSequenceShift) | slot;
-  Slot& s = slots_[slot];
-  s.tail = tail;
-  insert((static_cast<Key>(static_cast<std::uint64_t>(t.ns())) << 64) | tail);
-  ++live_;
-  return {this, slot, s.generation};
 }
 
 inline void EventQueue::add_to_bucket(Bucket& bucket, Key k) {
@@ -126,7 +105,7 @@ void EventQueue::flush_staged() {
   staged_count_ = 0;
 }
 
-void EventQueue::insert(Key k) {
+inline void EventQueue::insert(Key k) {
   ++entries_;
   const std::uint64_t t = key_time(k);
   if (t >= top_start_) {
@@ -151,6 +130,21 @@ void EventQueue::insert(Key k) {
     }
   }
   insert_bottom(k);
+}
+
+EventHandle EventQueue::commit(Time t, std::uint32_t slot, EventPhase phase) {
+  return commit_sequence(t, slot, phase, take_sequence());
+}
+
+EventHandle EventQueue::commit_sequence(Time t, std::uint32_t slot, EventPhase phase,
+                                        std::uint64_t sequence) {
+  const std::uint64_t tail =
+      (static_cast<std::uint64_t>(phase) << kPhaseShift) | (sequence << kSequenceShift) | slot;
+  Slot& s = slots_[slot];
+  s.tail = tail;
+  insert((static_cast<Key>(static_cast<std::uint64_t>(t.ns())) << 64) | tail);
+  ++live_;
+  return {this, slot, s.generation};
 }
 
 void EventQueue::insert_bottom(Key k) {
@@ -193,11 +187,6 @@ bool EventQueue::cancel(const EventHandle& h) {
   return true;
 }
 
-bool EventQueue::is_stale(Key k) const {
-  const auto tail = static_cast<std::uint64_t>(k);
-  return slots_[tail & kSlotMask].tail != tail;  // a free slot's tail matches no key
-}
-
 void EventQueue::bucket_take(Rung& r, std::size_t b, std::vector<Key>& out) {
   Bucket& bucket = r.buckets[b];
   std::uint32_t c = bucket.head;
@@ -214,14 +203,6 @@ void EventQueue::bucket_take(Rung& r, std::size_t b, std::vector<Key>& out) {
     n = kChunkKeys;
   }
   bucket = Bucket{};
-}
-
-void EventQueue::release_slot(std::uint32_t slot) {
-  Slot& s = slots_[slot];
-  s.fn = nullptr;
-  s.tail = kFreeTail | free_slot_;
-  ++s.generation;  // old handles no longer match
-  free_slot_ = slot;
 }
 
 EventQueue::Rung& EventQueue::open_rung(std::uint64_t start, int shift, std::size_t nbuckets) {
@@ -354,14 +335,31 @@ void EventQueue::sort_bottom(std::uint64_t start, int shift) {
     sort_scratch_[bin_ends_[(key_time(k) - start) >> fine]++] = k;
   bottom_.swap(sort_scratch_);
   if (most <= kBinSortMax) {
-    // One pass over all: a key stops at its bin's start, as every earlier key is earlier.
+    // One insertion pass over all: a key stops at its bin's start, as every earlier key is
+    // earlier. Bins hold about one key, so whether a key goes before its predecessor is a coin
+    // toss that a branch mispredicts; that first step is a branch-free compare-exchange with
+    // the running maximum (kept in registers), and only a key that is smaller than two keys
+    // before it (a bin of three or more) takes the branch into the ordinary insertion loop.
+    // Measured 2026-11-27 (hold model, N = 1e5, 35 interleaved pairs): +2.3% median.
+    Key* const a = bottom_.data();
+    Key high = a[0];  // the largest of a[0..i-1], which belongs at a[i - 1]
     for (std::size_t i = 1; i < n; ++i) {
-      const Key k = bottom_[i];
-      std::size_t j = i;
-      for (; j > 0 && k < bottom_[j - 1]; --j)
-        bottom_[j] = bottom_[j - 1];
-      bottom_[j] = k;
+      const Key k = a[i];
+      const bool before = k < high;
+      const Key low = before ? k : high;
+      high = before ? high : k;
+      // a[0..i-2] are sorted and <= high; low goes at a[i - 1] unless it is below a[i - 2]
+      // (possible only if it is k).
+      std::size_t j = i - 1;
+      if (j > 0 && low < a[j - 1]) [[unlikely]] {
+        do {
+          a[j] = a[j - 1];
+          --j;
+        } while (j > 0 && low < a[j - 1]);
+      }
+      a[j] = low;
     }
+    a[n - 1] = high;
   } else {
     // Clustered times (many events at one instant): O(m log m) per bin, not O(m^2).
     std::uint32_t from = 0;
@@ -421,35 +419,6 @@ bool EventQueue::settle_front() {
 Time EventQueue::next_time() {
   if (!settle_front()) return Time::max();
   return Time::from_ns(static_cast<std::int64_t>(key_time(bottom_[bottom_head_])));
-}
-
-bool EventQueue::pop_until(Time limit, Popped& out) {
-  if (!settle_front()) return false;
-  const Key top = bottom_[bottom_head_];
-  const auto time = static_cast<std::int64_t>(key_time(top));
-  if (time > limit.ns()) return false;
-  ++bottom_head_;
-  --entries_;
-  const auto slot = static_cast<std::uint32_t>(static_cast<std::uint64_t>(top) & kSlotMask);
-  out.time = Time::from_ns(time);
-  out.fn = std::move(slots_[slot].fn);
-  release_slot(slot);
-  --live_;
-  // The next event's callback, while this one runs: its slot is in cache (Bottom's slots are
-  // prefetched at each refill), the object it starts on usually not (a large platform's
-  // execution units and queues).
-  if (bottom_head_ < bottom_.size()) {
-    const std::uint64_t next = static_cast<std::uint64_t>(bottom_[bottom_head_]) & kSlotMask;
-    if (next < slots_.size()) slots_[next].fn.prefetch_target();
-  }
-  // One more link of the look-ahead walk every fourth pop: reading a link one or two pops after
-  // its prefetch stalled on it (a pop takes ~100 ns, less than a miss under load). With chunks
-  // of seven keys a bucket of ~15 events is three links, walked within 12 pops; measured at
-  // N = 1e5 (2026-11-26), every 4th pop 10.6-11.2 M events/s against 9.8-10.0 every 2nd, 1e3
-  // and 1e6 and the cancelling variant within noise. Bottom's read position serves as the
-  // counter (it also counts skipped stale entries).
-  if (look_ahead_ != kNoChunk && bottom_head_ % 4 == 0) step_look_ahead();
-  return true;
 }
 
 EventQueue::Popped EventQueue::pop() {

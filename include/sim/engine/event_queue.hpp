@@ -148,7 +148,8 @@ class EventQueue {
   };
   /// Removes the earliest live event and returns its time and callback. Precondition: !empty().
   Popped pop();
-  /// Removes the earliest live event if its time is <= limit; returns whether it did.
+  /// Removes the earliest live event if its time is <= limit; returns whether it did. Inline
+  /// (below): the run loop calls it once per event.
   bool pop_until(Time limit, Popped& out);
 
   void reserve(std::size_t n);
@@ -243,8 +244,17 @@ class EventQueue {
 
   [[noreturn]] static void throw_negative_time(Time t);
   [[noreturn]] static void throw_empty_callback();
-  /// Takes a free slot (growing the table if none is free); its callback is empty.
-  std::uint32_t acquire_slot();
+  /// Takes a free slot (growing the table if none is free); its callback is empty. Inline:
+  /// it is on the path of every push.
+  std::uint32_t acquire_slot() {
+    const std::uint32_t slot = free_slot_;
+    if (slot == ~std::uint32_t{0}) [[unlikely]]
+      return grow_slots();
+    free_slot_ = static_cast<std::uint32_t>(slots_[slot].tail);
+    return slot;
+  }
+  /// acquire_slot when no slot is free: a new one at the end of the table.
+  std::uint32_t grow_slots();
   /// push and push_reserved: checks t, builds the callable in a free slot and returns the slot
   /// (released again if the callable throws or is empty).
   template <class F>
@@ -267,15 +277,26 @@ class EventQueue {
   /// Enqueues the event whose callback is already in `slot`.
   EventHandle commit(Time t, std::uint32_t slot, EventPhase phase);
   EventHandle commit_sequence(Time t, std::uint32_t slot, EventPhase phase, std::uint64_t sequence);
-  [[nodiscard]] bool is_stale(Key k) const;
+  static constexpr std::uint64_t kSlotMask64 = (std::uint64_t{1} << kSlotBits) - 1;
+  [[nodiscard]] bool is_stale(Key k) const {
+    const auto tail = static_cast<std::uint64_t>(k);
+    return slots_[tail & kSlotMask64].tail != tail;  // a free slot's tail matches no key
+  }
   void add_to_bucket(Bucket& bucket, Key k);
   void bucket_add(Rung& r, std::size_t b, Key k);
   /// Adds the staged keys to their buckets (before anything reads or moves buckets).
   void flush_staged();
   /// Appends bucket b's keys to `out`, frees its chunks and empties it.
   void bucket_take(Rung& r, std::size_t b, std::vector<Key>& out);
-  void release_slot(std::uint32_t slot);
-  void insert(Key k);
+  /// Frees the slot (its callback destroyed, old handles no longer matching) for reuse.
+  void release_slot(std::uint32_t slot) {
+    Slot& s = slots_[slot];
+    s.fn = nullptr;
+    s.tail = (std::uint64_t{3} << 62) | free_slot_;  // a free slot's tail (phase bits 3)
+    ++s.generation;
+    free_slot_ = slot;
+  }
+  [[gnu::always_inline]] inline void insert(Key k);
   void insert_bottom(Key k);
   /// Makes Bottom non-empty with a live front entry if any live event exists; false otherwise.
   bool settle_front();
@@ -330,5 +351,37 @@ class EventQueue {
   std::uint64_t rungs_spawned_ = 0;
   std::vector<SequenceHolder*> holders_;
 };
+
+inline bool EventQueue::pop_until(Time limit, Popped& out) {
+  // Usually Bottom's front is live: settle_front only when it is not.
+  if (bottom_head_ == bottom_.size() || is_stale(bottom_[bottom_head_])) {
+    if (!settle_front()) return false;
+  }
+  const Key top = bottom_[bottom_head_];
+  const auto time = static_cast<std::int64_t>(static_cast<std::uint64_t>(top >> 64));
+  if (time > limit.ns()) return false;
+  ++bottom_head_;
+  --entries_;
+  const auto slot = static_cast<std::uint32_t>(static_cast<std::uint64_t>(top) & kSlotMask64);
+  out.time = Time::from_ns(time);
+  out.fn = std::move(slots_[slot].fn);
+  release_slot(slot);
+  --live_;
+  // The next event's callback, while this one runs: its slot is in cache (Bottom's slots are
+  // prefetched at each refill), the object it starts on usually not (a large platform's
+  // execution units and queues).
+  if (bottom_head_ < bottom_.size()) {
+    const std::uint64_t next = static_cast<std::uint64_t>(bottom_[bottom_head_]) & kSlotMask64;
+    if (next < slots_.size()) slots_[next].fn.prefetch_target();
+  }
+  // One more link of the look-ahead walk every fourth pop: reading a link one or two pops after
+  // its prefetch stalled on it (a pop takes ~100 ns, less than a miss under load). With chunks
+  // of seven keys a bucket of ~15 events is three links, walked within 12 pops; measured at
+  // N = 1e5 (2026-11-26), every 4th pop 10.6-11.2 M events/s against 9.8-10.0 every 2nd, 1e3
+  // and 1e6 and the cancelling variant within noise. Bottom's read position serves as the
+  // counter (it also counts skipped stale entries).
+  if (look_ahead_ != kNoChunk && bottom_head_ % 4 == 0) step_look_ahead();
+  return true;
+}
 
 }  // namespace sim
