@@ -9,10 +9,6 @@
 namespace sim {
 
 namespace {
-constexpr std::uint64_t kSlotMask = (std::uint64_t{1} << 24) - 1;
-constexpr int kPhaseShift = 62;
-// Phase bits 3 (no event's phase) mark a free slot's tail.
-constexpr std::uint64_t kFreeTail = std::uint64_t{3} << kPhaseShift;
 constexpr int kSequenceShift = 24;
 // Stale (cancelled) entries are purged once they outnumber live ones by this margin, so a
 // pattern of scheduling and cancelling far-future events cannot grow the queue without bound.

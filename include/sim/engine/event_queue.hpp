@@ -277,10 +277,13 @@ class EventQueue {
   /// Enqueues the event whose callback is already in `slot`.
   EventHandle commit(Time t, std::uint32_t slot, EventPhase phase);
   EventHandle commit_sequence(Time t, std::uint32_t slot, EventPhase phase, std::uint64_t sequence);
-  static constexpr std::uint64_t kSlotMask64 = (std::uint64_t{1} << kSlotBits) - 1;
+  static constexpr std::uint64_t kSlotMask = (std::uint64_t{1} << kSlotBits) - 1;
+  static constexpr int kPhaseShift = 62;  ///< a tail's top two bits: the event's phase
+  /// Phase bits 3 (no event's phase) mark a free slot's tail.
+  static constexpr std::uint64_t kFreeTail = std::uint64_t{3} << kPhaseShift;
   [[nodiscard]] bool is_stale(Key k) const {
     const auto tail = static_cast<std::uint64_t>(k);
-    return slots_[tail & kSlotMask64].tail != tail;  // a free slot's tail matches no key
+    return slots_[tail & kSlotMask].tail != tail;  // a free slot's tail matches no key
   }
   void add_to_bucket(Bucket& bucket, Key k);
   void bucket_add(Rung& r, std::size_t b, Key k);
@@ -292,7 +295,7 @@ class EventQueue {
   void release_slot(std::uint32_t slot) {
     Slot& s = slots_[slot];
     s.fn = nullptr;
-    s.tail = (std::uint64_t{3} << 62) | free_slot_;  // a free slot's tail (phase bits 3)
+    s.tail = kFreeTail | free_slot_;
     ++s.generation;
     free_slot_ = slot;
   }
@@ -362,7 +365,7 @@ inline bool EventQueue::pop_until(Time limit, Popped& out) {
   if (time > limit.ns()) return false;
   ++bottom_head_;
   --entries_;
-  const auto slot = static_cast<std::uint32_t>(static_cast<std::uint64_t>(top) & kSlotMask64);
+  const auto slot = static_cast<std::uint32_t>(static_cast<std::uint64_t>(top) & kSlotMask);
   out.time = Time::from_ns(time);
   out.fn = std::move(slots_[slot].fn);
   release_slot(slot);
@@ -371,7 +374,7 @@ inline bool EventQueue::pop_until(Time limit, Popped& out) {
   // prefetched at each refill), the object it starts on usually not (a large platform's
   // execution units and queues).
   if (bottom_head_ < bottom_.size()) {
-    const std::uint64_t next = static_cast<std::uint64_t>(bottom_[bottom_head_]) & kSlotMask64;
+    const std::uint64_t next = static_cast<std::uint64_t>(bottom_[bottom_head_]) & kSlotMask;
     if (next < slots_.size()) slots_[next].fn.prefetch_target();
   }
   // One more link of the look-ahead walk every fourth pop: reading a link one or two pops after
