@@ -269,6 +269,195 @@ inline unsigned first_run_of_four(const std::uint8_t* p) {
   return run != 0 ? static_cast<unsigned>(std::countr_zero(run)) / 8 : 6;
 }
 
+// A block's tokens (RleDeflate::tokens_) and their statistics.
+struct BlockTokens {
+  std::array<std::uint32_t, kLitLenSymbols> freq{};  // literal/length symbols, end of block too
+  std::uint64_t extra_bits = 0;                      // the length symbols' extra bits
+  std::uint64_t matches = 0;                         // each also codes distance 1
+  const std::uint16_t* end = nullptr;
+};
+
+// Cuts p[0..m) into tokens written from t: a run of r >= 4 equal bytes is a literal and matches
+// at distance 1 (at most kMaxMatch each), anything shorter literals.
+void tokenize(const std::uint8_t* p, std::size_t m, std::uint16_t* t, BlockTokens& block) {
+  auto& freq = block.freq;
+  for (std::size_t i = 0; i < m;) {
+    if constexpr (std::endian::native == std::endian::little) {
+      // Literals in bulk up to where a run of four starts (nearly random planes): the same
+      // tokens as run by run, since no run of four or more starts before it.
+      if (i + 9 <= m) {
+        const unsigned k = first_run_of_four(p + i);
+        if (k > 0) {
+          for (unsigned j = 0; j < k; ++j) {
+            *t++ = p[i + j];
+            ++freq[p[i + j]];
+          }
+          i += k;
+          continue;
+        }
+      }
+    }
+    const std::uint8_t v = p[i];
+    const std::size_t end = run_end(p, i, m);
+    std::size_t r = end - i;
+    i = end;
+    if (r >= 4) {
+      *t++ = v;
+      ++freq[v];
+      r -= 1;
+      for (; r >= kMaxMatch; r -= kMaxMatch) {
+        *t++ = static_cast<std::uint16_t>(256 + kMaxMatch - 3);
+        ++freq[285];
+        ++block.matches;
+      }
+      if (r >= 3) {
+        const LengthCode& lc = kLengthCodes[r - 3];
+        *t++ = static_cast<std::uint16_t>(256 + r - 3);
+        ++freq[lc.symbol];
+        block.extra_bits += lc.extra_bits;
+        ++block.matches;
+        r = 0;
+      }
+    }
+    freq[v] += static_cast<std::uint32_t>(r);
+    for (; r > 0; --r)
+      *t++ = v;
+  }
+  block.end = t;
+  freq[kEndOfBlock] = 1;
+}
+
+// The block's size in bits with the fixed Huffman code.
+std::uint64_t fixed_size(const BlockTokens& block) {
+  const FixedCode& fixed = fixed_code();
+  std::uint64_t size = 3 + block.extra_bits + 5 * block.matches;
+  for (std::size_t s = 0; s < kLitLenSymbols; ++s)
+    size += static_cast<std::uint64_t>(block.freq[s]) * fixed.lengths[s];
+  return size;
+}
+
+// A dynamic Huffman header (RFC 1951, 3.2.7): the literal/length code, two distance codes of
+// one bit (a complete code; only distance 1, code 0, is used) and the code lengths' own
+// run-length code.
+struct DynamicCode {
+  std::array<std::uint8_t, kLitLenSymbols + 2> lengths{};  // literal/length, then distance
+  int hlit = kLitLenSymbols;
+  // (symbol, extra bits' value) of the code-length sequence.
+  std::array<std::pair<std::uint8_t, std::uint8_t>, kLitLenSymbols + 2> cl_seq{};
+  int cl_n = 0;
+  std::array<std::uint32_t, 19> cl_freq{};
+  std::array<std::uint8_t, 19> cl_lengths{};
+  int hclen = 19;
+  std::uint64_t size = 0;  // the block's size in bits with this code
+};
+
+// Appends (symbol, extra) to the code-length sequence.
+void add_code_length(DynamicCode& code, std::uint8_t symbol, std::uint8_t extra) {
+  code.cl_seq[static_cast<std::size_t>(code.cl_n++)] = {symbol, extra};
+  ++code.cl_freq[symbol];
+}
+
+// The code lengths as a sequence of lengths and repeats: 16 repeats the previous length 3-6
+// times, 17 and 18 repeat zero 3-10 and 11-138 times.
+void run_length_code(DynamicCode& code) {
+  const int all = code.hlit + 2;
+  for (int i = 0; i < all;) {
+    const std::uint8_t v = code.lengths[static_cast<std::size_t>(i)];
+    int r = 1;
+    while (i + r < all && code.lengths[static_cast<std::size_t>(i + r)] == v)
+      ++r;
+    i += r;
+    if (v == 0) {
+      for (; r >= 11; r -= std::min(r, 138))
+        add_code_length(code, 18, static_cast<std::uint8_t>(std::min(r, 138) - 11));
+      if (r >= 3) {
+        add_code_length(code, 17, static_cast<std::uint8_t>(r - 3));
+        r = 0;
+      }
+    } else {
+      add_code_length(code, v, 0);
+      --r;
+      for (; r >= 3; r -= std::min(r, 6))
+        add_code_length(code, 16, static_cast<std::uint8_t>(std::min(r, 6) - 3));
+    }
+    for (; r > 0; --r)
+      add_code_length(code, v, 0);
+  }
+}
+
+void build_dynamic_code(const BlockTokens& block, DynamicCode& code) {
+  huffman_lengths(block.freq.data(), kLitLenSymbols, 15, code.lengths.data());
+  while (code.hlit > 257 && code.lengths[static_cast<std::size_t>(code.hlit - 1)] == 0)
+    --code.hlit;
+  code.lengths[static_cast<std::size_t>(code.hlit)] = 1;  // distance codes 0 and 1 follow
+  code.lengths[static_cast<std::size_t>(code.hlit + 1)] = 1;
+  run_length_code(code);
+  huffman_lengths(code.cl_freq.data(), 19, 7, code.cl_lengths.data());
+  while (code.hclen > 4 &&
+         code.cl_lengths[kCodeLengthOrder[static_cast<std::size_t>(code.hclen - 1)]] == 0)
+    --code.hclen;
+  code.size = 3 + 5 + 5 + 4 + 3 * static_cast<std::uint64_t>(code.hclen) + block.extra_bits +
+              block.matches + 2 * code.cl_freq[16] + 3 * code.cl_freq[17] + 7 * code.cl_freq[18];
+  for (std::size_t s = 0; s < 19; ++s)
+    code.size += static_cast<std::uint64_t>(code.cl_freq[s]) * code.cl_lengths[s];
+  for (std::size_t s = 0; s < kLitLenSymbols; ++s)
+    code.size += static_cast<std::uint64_t>(block.freq[s]) * code.lengths[s];
+}
+
+// The header of a dynamic block, after its three block bits.
+void write_dynamic_header(BitWriter& w, const DynamicCode& code) {
+  w.put(static_cast<std::uint32_t>(code.hlit - 257), 5);
+  w.put(1, 5);  // two distance codes
+  w.put(static_cast<std::uint32_t>(code.hclen - 4), 4);
+  for (int i = 0; i < code.hclen; ++i)
+    w.put(code.cl_lengths[kCodeLengthOrder[static_cast<std::size_t>(i)]], 3);
+  std::array<std::uint16_t, 19> cl_codes{};
+  canonical_codes(code.cl_lengths.data(), 19, cl_codes.data());
+  for (int i = 0; i < code.cl_n; ++i) {
+    const auto [sym, extra] = code.cl_seq[static_cast<std::size_t>(i)];
+    w.put(cl_codes[sym], code.cl_lengths[sym]);
+    if (sym >= 16) w.put(extra, sym == 16 ? 2U : sym == 17 ? 3U : 7U);
+  }
+}
+
+// p[0..m) as stored blocks of at most kMaxStored bytes; the last is final if `final`.
+void write_stored(BitWriter& w, const std::uint8_t* p, std::size_t m, std::uint32_t final) {
+  const std::size_t pieces = (m + kMaxStored - 1) / kMaxStored;
+  for (std::size_t k = 0; k < pieces; ++k) {
+    const std::size_t len = std::min(kMaxStored, m - k * kMaxStored);
+    w.put(k + 1 == pieces ? final : 0U, 3);  // stored
+    w.align();
+    w.put(static_cast<std::uint32_t>(len) | (static_cast<std::uint32_t>(~len & 0xFFFF) << 16), 32);
+    w.copy(p + k * kMaxStored, len);
+  }
+}
+
+// The tokens [q, end) and the end of block in a literal/length code; a match's distance code
+// (distance 1) is `dist_bits` zero bits.
+void write_tokens(BitWriter& w, const std::uint16_t* q, const std::uint16_t* end,
+                  const std::uint8_t* lit_lengths, const std::uint16_t* lit_codes,
+                  unsigned dist_bits) {
+  constexpr std::uint32_t kDistCode = 0;
+  for (; q != end; ++q) {
+    if (*q < 256) {
+      if (q + 1 != end && q[1] < 256) {  // two literals in one call (30 bits at most)
+        w.put(lit_codes[*q] | (static_cast<std::uint32_t>(lit_codes[q[1]]) << lit_lengths[*q]),
+              static_cast<unsigned>(lit_lengths[*q]) + lit_lengths[q[1]]);
+        ++q;
+      } else {
+        w.put(lit_codes[*q], lit_lengths[*q]);
+      }
+    } else {
+      const LengthCode& lc = kLengthCodes[*q - 256U];
+      const unsigned len = lit_lengths[lc.symbol];
+      w.put(lit_codes[lc.symbol] | (static_cast<std::uint32_t>(lc.extra) << len) |
+                (kDistCode << (len + lc.extra_bits)),
+            len + lc.extra_bits + dist_bits);
+    }
+  }
+  w.put(lit_codes[kEndOfBlock], lit_lengths[kEndOfBlock]);
+}
+
 }  // namespace
 
 std::size_t RleDeflate::encode(std::span<const std::uint8_t> in, std::size_t block_bytes,
@@ -286,190 +475,36 @@ std::size_t RleDeflate::encode(std::span<const std::uint8_t> in, std::size_t blo
   BitWriter w(out.data() + 2);
   if (tokens_.size() < std::min(n, block_bytes)) tokens_.resize(std::min(n, block_bytes));
 
+  const FixedCode& fixed = fixed_code();
   if (n == 0) {
     w.put(1U | (1U << 1), 3);  // final, fixed Huffman
-    w.put(fixed_code().codes[kEndOfBlock], fixed_code().lengths[kEndOfBlock]);
+    w.put(fixed.codes[kEndOfBlock], fixed.lengths[kEndOfBlock]);
   }
   for (std::size_t b = 0; b < blocks && n > 0; ++b) {
     const std::uint8_t* p = in.data() + b * block_bytes;
     const std::size_t m = std::min(block_bytes, n - b * block_bytes);
     const std::uint32_t final = b + 1 == blocks ? 1U : 0U;
-
-    // Tokens: a run of r >= 4 equal bytes is a literal and matches at distance 1.
-    std::array<std::uint32_t, kLitLenSymbols> freq{};
-    std::uint64_t extra_bits = 0;
-    std::uint64_t matches = 0;
-    std::uint16_t* t = tokens_.data();
-    for (std::size_t i = 0; i < m;) {
-      if constexpr (std::endian::native == std::endian::little) {
-        // Literals in bulk up to where a run of four starts (nearly random planes): the same
-        // tokens as run by run, since no run of four or more starts before it.
-        if (i + 9 <= m) {
-          const unsigned k = first_run_of_four(p + i);
-          if (k > 0) {
-            for (unsigned j = 0; j < k; ++j) {
-              *t++ = p[i + j];
-              ++freq[p[i + j]];
-            }
-            i += k;
-            continue;
-          }
-        }
-      }
-      const std::uint8_t v = p[i];
-      const std::size_t end = run_end(p, i, m);
-      std::size_t r = end - i;
-      i = end;
-      if (r >= 4) {
-        *t++ = v;
-        ++freq[v];
-        r -= 1;
-        for (; r >= kMaxMatch; r -= kMaxMatch) {
-          *t++ = static_cast<std::uint16_t>(256 + kMaxMatch - 3);
-          ++freq[285];
-          ++matches;
-        }
-        if (r >= 3) {
-          const LengthCode& lc = kLengthCodes[r - 3];
-          *t++ = static_cast<std::uint16_t>(256 + r - 3);
-          ++freq[lc.symbol];
-          extra_bits += lc.extra_bits;
-          ++matches;
-          r = 0;
-        }
-      }
-      freq[v] += static_cast<std::uint32_t>(r);
-      for (; r > 0; --r)
-        *t++ = v;
-    }
-    const std::uint16_t* const tokens_end = t;
-    freq[kEndOfBlock] = 1;
-
-    // Fixed Huffman's size.
-    const FixedCode& fixed = fixed_code();
-    std::uint64_t fixed_size = 3 + extra_bits + 5 * matches;
-    for (int s = 0; s < kLitLenSymbols; ++s)
-      fixed_size += static_cast<std::uint64_t>(freq[static_cast<std::size_t>(s)]) *
-                    fixed.lengths[static_cast<std::size_t>(s)];
-
-    // Dynamic Huffman's: the literal/length code, two distance codes of one bit (a complete
-    // code; only distance 1, code 0, is used) and the code lengths' own run-length code.
-    std::array<std::uint8_t, kLitLenSymbols + 2> lengths{};
-    huffman_lengths(freq.data(), kLitLenSymbols, 15, lengths.data());
-    int hlit = kLitLenSymbols;
-    while (hlit > 257 && lengths[static_cast<std::size_t>(hlit - 1)] == 0)
-      --hlit;
-    lengths[static_cast<std::size_t>(hlit)] = 1;  // distance codes 0 and 1 follow the literals'
-    lengths[static_cast<std::size_t>(hlit + 1)] = 1;
-    const int all = hlit + 2;
-    // (symbol, extra bits' value) of the code-length sequence, RFC 1951 3.2.7.
-    std::array<std::pair<std::uint8_t, std::uint8_t>, kLitLenSymbols + 2> cl_seq{};
-    int cl_n = 0;
-    std::array<std::uint32_t, 19> cl_freq{};
-    for (int i = 0; i < all;) {
-      const std::uint8_t v = lengths[static_cast<std::size_t>(i)];
-      int r = 1;
-      while (i + r < all && lengths[static_cast<std::size_t>(i + r)] == v)
-        ++r;
-      i += r;
-      if (v == 0) {
-        for (; r >= 11; r -= std::min(r, 138)) {
-          cl_seq[static_cast<std::size_t>(cl_n++)] = {
-              18, static_cast<std::uint8_t>(std::min(r, 138) - 11)};
-          ++cl_freq[18];
-        }
-        if (r >= 3) {
-          cl_seq[static_cast<std::size_t>(cl_n++)] = {17, static_cast<std::uint8_t>(r - 3)};
-          ++cl_freq[17];
-          r = 0;
-        }
-      } else {
-        cl_seq[static_cast<std::size_t>(cl_n++)] = {v, 0};
-        ++cl_freq[v];
-        --r;
-        for (; r >= 3; r -= std::min(r, 6)) {
-          cl_seq[static_cast<std::size_t>(cl_n++)] = {
-              16, static_cast<std::uint8_t>(std::min(r, 6) - 3)};
-          ++cl_freq[16];
-        }
-      }
-      for (; r > 0; --r) {
-        cl_seq[static_cast<std::size_t>(cl_n++)] = {v, 0};
-        ++cl_freq[v];
-      }
-    }
-    std::array<std::uint8_t, 19> cl_lengths{};
-    huffman_lengths(cl_freq.data(), 19, 7, cl_lengths.data());
-    int hclen = 19;
-    while (hclen > 4 && cl_lengths[kCodeLengthOrder[static_cast<std::size_t>(hclen - 1)]] == 0)
-      --hclen;
-    std::uint64_t dynamic_size = 3 + 5 + 5 + 4 + 3 * static_cast<std::uint64_t>(hclen) +
-                                 extra_bits + matches + 2 * cl_freq[16] + 3 * cl_freq[17] +
-                                 7 * cl_freq[18];
-    for (std::size_t s = 0; s < 19; ++s)
-      dynamic_size += static_cast<std::uint64_t>(cl_freq[s]) * cl_lengths[s];
-    for (std::size_t s = 0; s < kLitLenSymbols; ++s)
-      dynamic_size += static_cast<std::uint64_t>(freq[s]) * lengths[s];
-
-    // Stored's (an upper bound: 3 header bits and up to 7 of padding a piece).
+    BlockTokens block;
+    tokenize(p, m, tokens_.data(), block);
+    const std::uint64_t fixed_bits = fixed_size(block);
+    DynamicCode dynamic;
+    build_dynamic_code(block, dynamic);
+    // Stored's size (an upper bound: 3 header bits and up to 7 of padding a piece).
     const std::size_t pieces = (m + kMaxStored - 1) / kMaxStored;
-    const std::uint64_t stored_size = 8 * static_cast<std::uint64_t>(m) + 42 * pieces;
-
-    if (stored_size < std::min(fixed_size, dynamic_size)) {
-      for (std::size_t k = 0; k < pieces; ++k) {
-        const std::size_t len = std::min(kMaxStored, m - k * kMaxStored);
-        w.put(k + 1 == pieces ? final : 0U, 3);  // stored
-        w.align();
-        w.put(static_cast<std::uint32_t>(len) | (static_cast<std::uint32_t>(~len & 0xFFFF) << 16),
-              32);
-        w.copy(p + k * kMaxStored, len);
-      }
-      continue;
-    }
-    const std::uint8_t* lit_lengths = fixed.lengths.data();
-    const std::uint16_t* lit_codes = fixed.codes.data();
-    std::uint32_t dist_code = 0;  // code 0: five zero bits in the fixed code, one in ours
-    unsigned dist_bits = 5;
-    std::array<std::uint16_t, kLitLenSymbols> codes{};
-    if (dynamic_size <= fixed_size) {
+    const std::uint64_t stored_bits = 8 * static_cast<std::uint64_t>(m) + 42 * pieces;
+    // Whichever of the three is smallest.
+    if (stored_bits < std::min(fixed_bits, dynamic.size)) {
+      write_stored(w, p, m, final);
+    } else if (dynamic.size <= fixed_bits) {
       w.put(final | (2U << 1), 3);
-      w.put(static_cast<std::uint32_t>(hlit - 257), 5);
-      w.put(1, 5);  // two distance codes
-      w.put(static_cast<std::uint32_t>(hclen - 4), 4);
-      for (int i = 0; i < hclen; ++i)
-        w.put(cl_lengths[kCodeLengthOrder[static_cast<std::size_t>(i)]], 3);
-      std::array<std::uint16_t, 19> cl_codes{};
-      canonical_codes(cl_lengths.data(), 19, cl_codes.data());
-      for (int i = 0; i < cl_n; ++i) {
-        const auto [sym, extra] = cl_seq[static_cast<std::size_t>(i)];
-        w.put(cl_codes[sym], cl_lengths[sym]);
-        if (sym >= 16) w.put(extra, sym == 16 ? 2U : sym == 17 ? 3U : 7U);
-      }
-      canonical_codes(lengths.data(), hlit, codes.data());  // not the distances' two after
-      lit_lengths = lengths.data();
-      lit_codes = codes.data();
-      dist_bits = 1;
+      write_dynamic_header(w, dynamic);
+      std::array<std::uint16_t, kLitLenSymbols> codes{};
+      canonical_codes(dynamic.lengths.data(), dynamic.hlit, codes.data());  // not the distances
+      write_tokens(w, tokens_.data(), block.end, dynamic.lengths.data(), codes.data(), 1);
     } else {
       w.put(final | (1U << 1), 3);
+      write_tokens(w, tokens_.data(), block.end, fixed.lengths.data(), fixed.codes.data(), 5);
     }
-    for (const std::uint16_t* q = tokens_.data(); q != tokens_end; ++q) {
-      if (*q < 256) {
-        if (q + 1 != tokens_end && q[1] < 256) {  // two literals in one call (30 bits at most)
-          w.put(lit_codes[*q] | (static_cast<std::uint32_t>(lit_codes[q[1]]) << lit_lengths[*q]),
-                static_cast<unsigned>(lit_lengths[*q]) + lit_lengths[q[1]]);
-          ++q;
-        } else {
-          w.put(lit_codes[*q], lit_lengths[*q]);
-        }
-      } else {
-        const LengthCode& lc = kLengthCodes[*q - 256U];
-        const unsigned len = lit_lengths[lc.symbol];
-        w.put(lit_codes[lc.symbol] | (static_cast<std::uint32_t>(lc.extra) << len) |
-                  (dist_code << (len + lc.extra_bits)),
-              len + lc.extra_bits + dist_bits);
-      }
-    }
-    w.put(lit_codes[kEndOfBlock], lit_lengths[kEndOfBlock]);
   }
   w.align();
   std::uint8_t* end = w.position();
