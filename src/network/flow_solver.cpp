@@ -45,6 +45,7 @@
 namespace sim::net {
 
 using flow::kCutMargin;
+using flow::kExactSum;
 using flow::kInf;
 using flow::kNone;
 using flow::kSameRate;
@@ -143,6 +144,7 @@ void FlowNetwork::resolve(const ChannelId* seeds, std::size_t seed_count, double
     locals_.clear();
     members_size_ = 0;
     boundary_.clear();
+    crossings_.clear();
     // New flows join whatever their channels' state (their kUnsolved entries are above any
     // threshold, so the search also takes them in from every channel it visits).
     for (std::size_t i = 0; i < added_count; ++i) {
@@ -154,18 +156,24 @@ void FlowNetwork::resolve(const ChannelId* seeds, std::size_t seed_count, double
       visit(seeds[i], threshold, prune);
     // Breadth-first over flows <-> channels: every channel a re-solved flow crosses is visited;
     // unsaturated ones only as a boundary (not expanded), after the set is complete.
+    // A flow's crossings of boundary channels are recorded as it is expanded: every member of
+    // a boundary channel is in the set, and every flow of the set is expanded.
     while (expanded_ < set_.size()) {
-      const FlowHot& g = hot_[set_[expanded_++]];
+      const std::uint32_t slot = set_[expanded_++];
+      const FlowHot& g = hot_[slot];
       for (std::uint32_t k = 0; k < g.channel_count; ++k) {
-        // Inline the common case: a channel already visited, or already deferred as a boundary
+        // Inline the common cases: a channel already visited, or already deferred as a boundary
         // in this pass (its state cannot change within a pass, so visit would defer it again).
         const ChannelMark& cm = channel_marks_[g.channels[k]];
-        if (cm.mark == epoch_ || cm.deferred == epoch_) continue;
-        visit(g.channels[k], threshold, prune);
+        if (cm.mark == epoch_) continue;
+        if (cm.deferred != epoch_) {
+          visit(g.channels[k], threshold, prune);
+          if (cm.mark == epoch_) continue;
+        }
+        crossings_.push_back(Crossing{cm.local, slot});
       }
     }
-    for (const ChannelId c : boundary_)
-      visit_boundary(c, threshold);
+    gather_boundary_members();
     stats_.flows_solved += set_.size();
     stats_.channels_solved += locals_.size();
     fill();
@@ -209,6 +217,7 @@ void FlowNetwork::visit(ChannelId c, double threshold, bool prune) {
     // Unsaturated: defer; it joins as a boundary once the set is complete.
     if (cm.deferred != epoch_) {
       cm.deferred = epoch_;
+      cm.local = static_cast<std::uint32_t>(boundary_.size());
       boundary_.push_back(c);
     }
     return;
@@ -256,7 +265,7 @@ void FlowNetwork::visit(ChannelId c, double threshold, bool prune) {
   set_.resize(set_begin + fresh_count);
   const std::uint32_t end = begin + count;
   members_size_ = end;
-  add_local(c, outside, outside_max, ch.capacity, caps, begin, end, false);
+  add_local(c, outside, outside_max, ch.capacity, caps, begin, end, false, true);
 }
 
 void FlowNetwork::reserve_members(std::size_t n) {
@@ -267,7 +276,8 @@ void FlowNetwork::reserve_members(std::size_t n) {
 }
 
 void FlowNetwork::add_local(ChannelId c, double outside, double outside_max, double capacity,
-                            double caps, std::uint32_t begin, std::uint32_t end, bool boundary) {
+                            double caps, std::uint32_t begin, std::uint32_t end, bool boundary,
+                            bool exact) {
   // Written field by field into the vector's slot: a Local built on the stack was copied in by
   // an out-of-line push whose samples (~6% of the storm mix) sat on the 16-byte reloads of the
   // just-written 8- and 4-byte fields (likely store-forwarding stalls).
@@ -282,45 +292,72 @@ void FlowNetwork::add_local(ChannelId c, double outside, double outside_max, dou
   l.members_begin = begin;
   l.members_end = end;
   l.boundary = boundary;
+  l.exact = exact;
 }
 
-void FlowNetwork::visit_boundary(ChannelId c, double threshold) {
+void FlowNetwork::gather_boundary_members() {
+  // The recorded crossings, grouped by boundary channel (a counting sort, in search order within
+  // a channel) into members_, then one Local per boundary channel.
+  const std::size_t nb = boundary_.size();
+  boundary_begin_.assign(nb + 1, 0);
+  for (const Crossing& x : crossings_)
+    ++boundary_begin_[x.boundary + 1];
+  const auto base = static_cast<std::uint32_t>(members_size_);
+  boundary_begin_[0] = base;
+  for (std::size_t b = 0; b < nb; ++b)
+    boundary_begin_[b + 1] += boundary_begin_[b];
+  reserve_members(crossings_.size());
+  members_size_ += crossings_.size();
+  // Placed from the back, each into the end of its bucket moved down by one, so that in the end
+  // boundary_begin_[b + 1] is bucket b's start (its members in search order).
+  for (std::size_t i = crossings_.size(); i-- > 0;) {
+    const Crossing& x = crossings_[i];
+    members_[--boundary_begin_[x.boundary + 1]] = x.slot;
+  }
+  boundary_begin_[0] = static_cast<std::uint32_t>(members_size_);  // the end of the last bucket
+  for (std::size_t b = 0; b < nb; ++b) {
+    const std::uint32_t end = b + 1 < nb ? boundary_begin_[b + 2] : boundary_begin_[0];
+    visit_boundary(boundary_[b], boundary_begin_[b + 1], end);
+  }
+}
+
+void FlowNetwork::visit_boundary(ChannelId c, std::uint32_t begin, std::uint32_t end) {
+  // A boundary channel's members (its re-solved crossings, members_[begin, end)) come from the
+  // search. The load held outside is the channel's load less their committed rates (new flows
+  // have rate 0 and are not in the load), unless flows joined or left the channel since it was
+  // last summed exactly or it was updated so kExactSum times in a row: then it is summed flow by
+  // flow. The held load only decides whether the channel stays unsaturated (a boundary channel
+  // that stops a flow in the fill fails the check and is expanded next pass, where visit sums its
+  // load exactly), so the rates do not depend on its rounding.
   const Channel& ch = channels_[c];
   ChannelMark& cm = channel_marks_[c];
-  if (cm.mark == epoch_) return;  // expanded after all
   cm.mark = epoch_;
   cm.local = static_cast<std::uint32_t>(locals_.size());
-  const auto begin = static_cast<std::uint32_t>(members_size_);
-  // Without branches: whether an entry is a member is data-dependent (on the storm mix 37% of
-  // the entries, in no fixed pattern; the branching loop took 25% of the run), so every entry is
-  // written to members_ and the count advances only for members, and a non-member adds +0.0 to the
-  // member sums (and a member +0.0 to outside). Adding +0.0 leaves a sum of non-negative terms
-  // bit-for-bit as it was, so the sums are those of the branching loop, in the same order.
-  const std::size_t n = ch.flows.size();
-  reserve_members(n);
-  const std::uint32_t* flows = ch.flows.data();
-  const double* rates = ch.rates.data();
-  std::uint32_t* out = members_.data() + begin;
   const FlowHot* hot = hot_.data();
-  const std::uint64_t epoch = epoch_;
-  std::uint32_t count = 0;
-  double outside = 0.0;
   double caps = 0.0;
-  for (std::size_t k = 0; k < n; ++k) {
-    const std::uint32_t g = flows[k];
-    const double r = rates[k];
-    const FlowHot& h = hot[g];
-    // Only new flows (kUnsolved) and flows at or above the threshold can be in the set.
-    const bool member = (r >= threshold) & (h.mark == epoch);
-    const std::uint64_t mask = 0 - static_cast<std::uint64_t>(member);  // all ones if a member
-    out[count] = g;
-    count += static_cast<std::uint32_t>(member);
-    outside += std::bit_cast<double>(std::bit_cast<std::uint64_t>(r) & ~mask);
-    caps += std::bit_cast<double>(std::bit_cast<std::uint64_t>(h.cap) & mask);
+  double members_rate = 0.0;
+  for (std::uint32_t i = begin; i < end; ++i) {
+    const FlowHot& h = hot[members_[i]];
+    caps += h.cap;
+    members_rate += h.rate;
   }
-  const std::uint32_t end = begin + count;
-  members_size_ = end;
-  add_local(c, outside, 0.0, ch.capacity, caps, begin, end, true);
+  const bool exact = cm.drift >= kExactSum;
+  double outside;
+  if (exact) {
+    // Without branches: a member adds +0.0 (a sum of non-negative terms is unchanged by it).
+    const std::uint64_t epoch = epoch_;
+    const std::size_t n = ch.flows.size();
+    const std::uint32_t* flows = ch.flows.data();
+    const double* rates = ch.rates.data();
+    outside = 0.0;
+    for (std::size_t k = 0; k < n; ++k) {
+      const std::uint64_t mask = 0 - static_cast<std::uint64_t>(hot[flows[k]].mark == epoch);
+      outside += std::bit_cast<double>(std::bit_cast<std::uint64_t>(rates[k]) & ~mask);
+    }
+  } else {
+    outside = std::max(0.0, ch.load - members_rate);
+  }
+  add_local(c, outside, 0.0, ch.capacity, caps, begin, end, true, exact);
 }
 
 void FlowNetwork::fill() {
@@ -423,10 +460,9 @@ void FlowNetwork::commit() {
     FlowHot& h = hot_[g];
     const double old_rate = h.rate;
     const double new_rate = h.new_rate;
-    if (old_rate > 0.0 &&
-        std::fabs(new_rate - old_rate) <= kSameRate * std::max(new_rate, old_rate)) {
-      continue;
-    }
+    h.changed = !(old_rate > 0.0 &&
+                  std::fabs(new_rate - old_rate) <= kSameRate * std::max(new_rate, old_rate));
+    if (!h.changed) continue;
     advance(g);
     h.rate = new_rate;
     const Flow& f = flows_[g];
@@ -435,12 +471,24 @@ void FlowNetwork::commit() {
     ++stats_.rate_changes;
     schedule_completion(g);
   }
-  // Loads are rebuilt from the held load plus the committed rates, so rounding never
-  // accumulates over a long run, and an empty channel carries exactly nothing.
+  // Loads are rebuilt from the held load plus the committed rates, and an empty channel carries
+  // exactly nothing. A held load summed flow by flow resets the channel's drift; one derived
+  // from the load (visit_boundary) updates the load only if a member's rate changed, and counts.
   for (const Local& l : locals_) {
     double load = l.outside;
-    for (std::uint32_t i = l.members_begin; i < l.members_end; ++i)
-      load += hot_[members_[i]].rate;
+    bool changed = false;
+    for (std::uint32_t i = l.members_begin; i < l.members_end; ++i) {
+      const FlowHot& h = hot_[members_[i]];
+      load += h.rate;
+      changed = changed || h.changed;
+    }
+    ChannelMark& cm = channel_marks_[l.channel];
+    if (l.exact) {
+      cm.drift = 0;
+    } else {
+      if (!changed) continue;
+      ++cm.drift;
+    }
     if (channels_[l.channel].flows.empty()) load = 0.0;
     if (load != channels_[l.channel].load) set_load(l.channel, load);
   }

@@ -186,6 +186,7 @@ class FlowNetwork {
     const ChannelId* channels = nullptr;
     std::uint32_t channel_count = 0;
     bool frozen = false;
+    bool changed = false;  ///< commit scratch: the rate changed in this recomputation
     std::array<ChannelId, kInlineChannels> inline_channels{};
   };
   static_assert(sizeof(FlowHot) == 64);
@@ -205,7 +206,10 @@ class FlowNetwork {
   struct ChannelMark {
     std::uint64_t mark = 0;      ///< == epoch_ once visited
     std::uint64_t deferred = 0;  ///< == epoch_ once queued as a boundary
-    std::uint32_t local = 0;     ///< index in locals_
+    std::uint32_t local = 0;     ///< index in locals_ (visited), or in boundary_ (deferred)
+    /// Incremental updates of the channel's load since it was last summed exactly (flow by
+    /// flow); kExactSum once flows joined or left it: its next boundary visit re-sums it.
+    std::uint32_t drift = 0;
   };
 
   /// `route` and the `receivers` delivery latencies are copied into the slot's reused buffers.
@@ -236,10 +240,11 @@ class FlowNetwork {
   void resolve(const ChannelId* seeds, std::size_t seed_count, double threshold,
                const std::uint32_t* added, std::size_t added_count, bool prune);
   void visit(ChannelId c, double threshold, bool prune);
-  void visit_boundary(ChannelId c, double threshold);
+  void visit_boundary(ChannelId c, std::uint32_t begin, std::uint32_t end);
+  void gather_boundary_members();
   void reserve_members(std::size_t n);
   void add_local(ChannelId c, double outside, double outside_max, double capacity, double caps,
-                 std::uint32_t begin, std::uint32_t end, bool boundary);
+                 std::uint32_t begin, std::uint32_t end, bool boundary, bool exact);
   [[nodiscard]] bool boundary_holds(bool& prune);
   void fill();
   void commit();
@@ -269,8 +274,16 @@ class FlowNetwork {
   std::uint64_t epoch_ = 0;          ///< one per solve pass
   std::uint64_t resolve_id_ = 0;     ///< one per recomputation (which may take several passes)
   std::vector<ChannelId> boundary_;  ///< unsaturated channels reached, not expanded
-  std::vector<std::uint32_t> set_;   ///< the flows being re-solved (slots), in visit order
-  std::size_t expanded_ = 0;         ///< set_[0, expanded_) have had their channels visited
+  /// A re-solved flow's crossing of a boundary channel, recorded by the search (so that a
+  /// boundary channel's members are found without scanning its flows).
+  struct Crossing {
+    std::uint32_t boundary;  ///< index in boundary_
+    std::uint32_t slot;
+  };
+  std::vector<Crossing> crossings_;
+  std::vector<std::uint32_t> boundary_begin_;  ///< per boundary_ entry, its first member
+  std::vector<std::uint32_t> set_;  ///< the flows being re-solved (slots), in visit order
+  std::size_t expanded_ = 0;        ///< set_[0, expanded_) have had their channels visited
   struct Local {
     ChannelId channel;
     double outside;        ///< load of the flows not being re-solved (held at their rates)
@@ -281,6 +294,7 @@ class FlowNetwork {
     std::uint32_t weight;  ///< unfrozen crossings
     std::uint32_t members_begin, members_end;  ///< into members_
     bool boundary;  ///< unsaturated before the change: flows behind it were not added
+    bool exact;     ///< outside summed flow by flow (else the load less the members' rates)
   };
   std::vector<Local> locals_;
   std::vector<std::uint32_t> members_;  ///< per local channel, its re-solved crossings
