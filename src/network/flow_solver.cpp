@@ -134,7 +134,8 @@ double FlowNetwork::departure_level(std::uint32_t slot) const {
 }
 
 void FlowNetwork::resolve(const ChannelId* seeds, std::size_t seed_count, double threshold,
-                          const std::uint32_t* added, std::size_t added_count, bool prune) {
+                          const std::uint32_t* added, std::size_t added_count, bool prune,
+                          bool local_levels) {
   ++stats_.recomputations;
   ++resolve_id_;
   for (;;) {
@@ -145,6 +146,8 @@ void FlowNetwork::resolve(const ChannelId* seeds, std::size_t seed_count, double
     members_size_ = 0;
     boundary_.clear();
     crossings_.clear();
+    visited_.clear();
+    local_levels_ = local_levels && prune;
     // New flows join whatever their channels' state (their kUnsolved entries are above any
     // threshold, so the search also takes them in from every channel it visits).
     for (std::size_t i = 0; i < added_count; ++i) {
@@ -173,6 +176,10 @@ void FlowNetwork::resolve(const ChannelId* seeds, std::size_t seed_count, double
         crossings_.push_back(Crossing{cm.local, slot});
       }
     }
+    // With local levels a channel's members are the flows of the complete set (a flow may join
+    // through another channel after this one was scanned), so its Local is built now.
+    for (const ChannelId c : visited_)
+      add_visited_local(c);
     gather_boundary_members();
     stats_.flows_solved += set_.size();
     stats_.channels_solved += locals_.size();
@@ -202,7 +209,13 @@ bool FlowNetwork::boundary_holds(bool& prune) {
         holds = false;
       }
     } else if (l.level >= 0.0 && l.level < l.outside_max * kCutMargin) {
-      prune = false;
+      // A held flow has a higher rate than the level that stopped flows here. With local levels
+      // the channel takes every flow above the level cut next pass; otherwise (or if it already
+      // did) the pass is repeated without pruning.
+      Channel& ch = channels_[l.channel];
+      if (!local_levels_ || ch.lowered == resolve_id_) prune = false;
+      if (ch.lowered != resolve_id_) ++stats_.lowered_levels;
+      ch.lowered = resolve_id_;
       holds = false;
     }
   }
@@ -223,6 +236,28 @@ void FlowNetwork::visit(ChannelId c, double threshold, bool prune) {
     return;
   }
   cm.mark = epoch_;
+  if (local_levels_) {
+    // A flow held here keeps its bottleneck unless it is this channel, i.e. unless its rate is
+    // (to the margin) the highest here: only those join (boundary_holds verifies the levels).
+    const std::size_t n = ch.flows.size();
+    const double* rates = ch.rates.data();
+    if (ch.lowered != resolve_id_) {
+      double top = 0.0;
+      for (std::size_t k = 0; k < n; ++k)
+        top = std::max(top, rates[k] != kUnsolved ? rates[k] : 0.0);
+      threshold = std::max(threshold, top * kCutMargin);
+    }
+    const std::uint32_t* flows = ch.flows.data();
+    for (std::size_t k = 0; k < n; ++k) {
+      FlowHot& h = hot_[flows[k]];
+      if (rates[k] >= threshold && h.mark != epoch_) {
+        h.mark = epoch_;
+        set_.push_back(flows[k]);
+      }
+    }
+    visited_.push_back(c);
+    return;
+  }
   cm.local = static_cast<std::uint32_t>(locals_.size());
   const auto begin = static_cast<std::uint32_t>(members_size_);
   // Flows below the threshold are held at their rates (their sum is the load left outside);
@@ -231,11 +266,11 @@ void FlowNetwork::visit(ChannelId c, double threshold, bool prune) {
   // every entry is written to members_ and to set_, and the counts advance only for members and
   // for members new to the set. std::max with +0.0 leaves outside_max (>= +0.0) as it was.
   const std::size_t n = ch.flows.size();
+  const double* rates = ch.rates.data();
   const auto set_begin = set_.size();
   reserve_members(n);
   set_.resize(set_begin + n);
   const std::uint32_t* flows = ch.flows.data();
-  const double* rates = ch.rates.data();
   std::uint32_t* out = members_.data() + begin;
   std::uint32_t* added = set_.data() + set_begin;
   FlowHot* hot = hot_.data();
@@ -263,6 +298,39 @@ void FlowNetwork::visit(ChannelId c, double threshold, bool prune) {
     caps += std::bit_cast<double>(std::bit_cast<std::uint64_t>(h.cap) & mask);
   }
   set_.resize(set_begin + fresh_count);
+  const std::uint32_t end = begin + count;
+  members_size_ = end;
+  add_local(c, outside, outside_max, ch.capacity, caps, begin, end, false, true);
+}
+
+void FlowNetwork::add_visited_local(ChannelId c) {
+  // visit's scan with the set complete: a member is a flow of the set (branch-free as there).
+  const Channel& ch = channels_[c];
+  channel_marks_[c].local = static_cast<std::uint32_t>(locals_.size());
+  const auto begin = static_cast<std::uint32_t>(members_size_);
+  const std::size_t n = ch.flows.size();
+  reserve_members(n);
+  const std::uint32_t* flows = ch.flows.data();
+  const double* rates = ch.rates.data();
+  std::uint32_t* out = members_.data() + begin;
+  const FlowHot* hot = hot_.data();
+  const std::uint64_t epoch = epoch_;
+  std::uint32_t count = 0;
+  double outside = 0.0;
+  double outside_max = 0.0;
+  double caps = 0.0;
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::uint32_t g = flows[k];
+    const FlowHot& h = hot[g];
+    const bool member = h.mark == epoch;
+    const std::uint64_t mask = 0 - static_cast<std::uint64_t>(member);
+    const double held = std::bit_cast<double>(std::bit_cast<std::uint64_t>(rates[k]) & ~mask);
+    out[count] = g;
+    count += static_cast<std::uint32_t>(member);
+    outside += held;
+    outside_max = std::max(outside_max, held);
+    caps += std::bit_cast<double>(std::bit_cast<std::uint64_t>(h.cap) & mask);
+  }
   const std::uint32_t end = begin + count;
   members_size_ = end;
   add_local(c, outside, outside_max, ch.capacity, caps, begin, end, false, true);

@@ -60,6 +60,8 @@ struct FlowNetworkStats {
   std::uint64_t flows_solved = 0;     ///< sum over solve passes of the re-solved set's size
   std::uint64_t channels_solved = 0;  ///< sum over solve passes of the channels it crosses
   std::uint64_t extra_rounds = 0;     ///< passes repeated because a pruned boundary did not hold
+  std::uint64_t lowered_levels = 0;   ///< channels whose local level did not hold (re-taken with
+                                      ///< every flow above the level cut)
   std::uint64_t rate_changes = 0;     ///< flows that got a new rate (and finish time)
   std::uint64_t flows_started = 0;
   std::uint64_t flows_finished = 0;
@@ -198,8 +200,9 @@ class FlowNetwork {
     std::vector<double> rates;         ///< their committed rates (parallel to flows)
     double bytes = 0.0;                ///< moved up to last_change
     Time last_change;
-    std::uint64_t forced = 0;  ///< == resolve_id_: expand even if unsaturated
-    bool dirty = false;        ///< membership changed inside the open batch
+    std::uint64_t forced = 0;   ///< == resolve_id_: expand even if unsaturated
+    std::uint64_t lowered = 0;  ///< == resolve_id_: take every flow above the level cut
+    bool dirty = false;         ///< membership changed inside the open batch
   };
   /// The solver's per-channel scratch, apart from Channel (parallel to channels_) so that the
   /// search's "seen?" tests and the fill's channel -> local lookups touch 24 bytes per channel.
@@ -236,10 +239,14 @@ class FlowNetwork {
   [[nodiscard]] double departure_level(std::uint32_t slot) const;
   /// Re-solves the flows with rate >= threshold connected to the seed channels (plus the new
   /// flows `added`), with every other flow held at its rate, and commits the changed rates.
-  /// `prune`: stop the search at unsaturated channels and verify afterwards.
+  /// `prune`: stop the search at unsaturated channels and verify afterwards. `local_levels`
+  /// (with prune): take from each saturated channel only the flows at its highest rate (or above
+  /// the threshold, if higher), and verify that the channels that stop flows hold no higher rate.
   void resolve(const ChannelId* seeds, std::size_t seed_count, double threshold,
-               const std::uint32_t* added, std::size_t added_count, bool prune);
+               const std::uint32_t* added, std::size_t added_count, bool prune,
+               bool local_levels = false);
   void visit(ChannelId c, double threshold, bool prune);
+  void add_visited_local(ChannelId c);
   void visit_boundary(ChannelId c, std::uint32_t begin, std::uint32_t end);
   void gather_boundary_members();
   void reserve_members(std::size_t n);
@@ -274,6 +281,8 @@ class FlowNetwork {
   std::uint64_t epoch_ = 0;          ///< one per solve pass
   std::uint64_t resolve_id_ = 0;     ///< one per recomputation (which may take several passes)
   std::vector<ChannelId> boundary_;  ///< unsaturated channels reached, not expanded
+  bool local_levels_ = false;        ///< see resolve
+  std::vector<ChannelId> visited_;   ///< with local_levels_: expanded channels, in visit order
   /// A re-solved flow's crossing of a boundary channel, recorded by the search (so that a
   /// boundary channel's members are found without scanning its flows).
   struct Crossing {
