@@ -182,6 +182,37 @@ TEST(MaxMinProperty, LocalLevelsEveryDeparture) {
   EXPECT_GT(net.stats().lowered_levels, 0u);
 }
 
+TEST(MaxMinProperty, LocalLevelsEveryArrival) {
+  // The same for starts, one by one (250) and in bursts of 1 to 8 from one host in one
+  // BatchUpdate (60): a level falls where flows arrive, so held flows above it are common.
+  for (const bool bursts : {false, true}) {
+    Simulation sim(17);
+    RandomStream rng = sim.rng("test", "flows");
+    std::vector<NodeId> hosts;
+    const Topology t = small_spine_leaf(hosts);
+    FlowNetwork net(sim, t);
+    auto start_from = [&](std::size_t a) {
+      auto b = static_cast<std::size_t>(rng.uniform_int(0, 15));
+      if (a == b) b = (b + 1) % 16;
+      FlowOptions o;
+      if (rng.bernoulli(0.5)) o.rate_cap_bps = 7506e6 * static_cast<double>(rng.uniform_int(1, 3));
+      net.start(hosts[a], hosts[b], 1e12, nullptr, o);
+    };
+    for (int k = 0; k < (bursts ? 60 : 250); ++k) {
+      const auto a = static_cast<std::size_t>(rng.uniform_int(0, 15));
+      if (bursts) {
+        FlowNetwork::BatchUpdate batch(net);
+        for (auto j = rng.uniform_int(1, 8); j > 0; --j)
+          start_from(a);
+      } else {
+        start_from(a);
+      }
+      check_allocation(t, net, std::string(bursts ? "burst " : "start ") + std::to_string(k));
+    }
+    EXPECT_GT(net.stats().lowered_levels, 0u) << (bursts ? "bursts" : "one by one");
+  }
+}
+
 TEST(MaxMinProperty, UnsaturatedChannelHeldLoadStaysExact) {
   // Two long flows leave h0 for h4 and h8, whose downlinks are shared with two long background
   // flows each and with a stream of short flows: every start and finish there re-rates the long
