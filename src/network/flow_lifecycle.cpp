@@ -60,7 +60,7 @@ void FlowNetwork::depart(std::uint32_t slot) {
     ++batch_departures_;
     return;
   }
-  resolve(h.channels, h.channel_count, level * kCutMargin, nullptr, 0, true, true);
+  resolve(h.channels, h.channel_count, level * kCutMargin, nullptr, 0, true);
 }
 
 void FlowNetwork::set_load(std::uint32_t channel, double load) {

@@ -159,7 +159,7 @@ FlowHandle FlowNetwork::launch(const Route& route, const Time* delivery_latency,
     return handle;
   }
   const double level = arrival_level(h.channels, h.channel_count);
-  resolve(h.channels, h.channel_count, level * kCutMargin, &slot, 1, true, true);
+  resolve(h.channels, h.channel_count, level * kCutMargin, &slot, 1, true);
   return handle;
 }
 
@@ -242,7 +242,7 @@ void FlowNetwork::end_batch() {
       // together (arrival_level), and the pruned, verified solve applies as for one start.
       const double level = arrival_level(dirty_.data(), dirty_.size());
       resolve(dirty_.data(), dirty_.size(), level * kCutMargin, batch_added_.data(),
-              batch_added_.size(), true, true);
+              batch_added_.size(), true);
     } else {
       // With departures every flow of the changed components is re-solved (threshold -inf).
       resolve(dirty_.data(), dirty_.size(), -kInf, nullptr, 0, false);

@@ -6,9 +6,9 @@
 /// every channel (link direction) it crosses, optionally capped per flow. Rates are
 /// piecewise constant: they change only when a flow starts, finishes or is cancelled. After each
 /// such change only the flows whose rate can change are re-solved: the flows at or above the
-/// level at which the change first matters in progressive filling, connected to the changed
-/// channels through saturated channels (a result that is then verified, and in rare cases
-/// widened). Only flows whose rate actually changed get a new finish time; finish times are kept
+/// level at which the change first matters in progressive filling and at the highest rate of a
+/// saturated channel, connected to the changed channels through saturated channels (a result
+/// that is then verified, and in some cases widened). Only flows whose rate actually changed get a new finish time; finish times are kept
 /// in a heap with only the earliest in the event queue (CompletionHeap).
 ///
 /// A flow's bytes have all left the source when its fluid transfer ends (then it stops using
@@ -239,12 +239,10 @@ class FlowNetwork {
   [[nodiscard]] double departure_level(std::uint32_t slot) const;
   /// Re-solves the flows with rate >= threshold connected to the seed channels (plus the new
   /// flows `added`), with every other flow held at its rate, and commits the changed rates.
-  /// `prune`: stop the search at unsaturated channels and verify afterwards. `local_levels`
-  /// (with prune): take from each saturated channel only the flows at its highest rate (or above
-  /// the threshold, if higher), and verify that the channels that stop flows hold no higher rate.
+  /// `prune`: stop the search at unsaturated channels, take from each saturated channel only the
+  /// flows at its highest rate (or above the threshold, if higher), and verify afterwards.
   void resolve(const ChannelId* seeds, std::size_t seed_count, double threshold,
-               const std::uint32_t* added, std::size_t added_count, bool prune,
-               bool local_levels = false);
+               const std::uint32_t* added, std::size_t added_count, bool prune);
   void visit(ChannelId c, double threshold, bool prune);
   void add_visited_local(ChannelId c);
   void visit_boundary(ChannelId c, std::uint32_t begin, std::uint32_t end);
@@ -281,7 +279,7 @@ class FlowNetwork {
   std::uint64_t epoch_ = 0;          ///< one per solve pass
   std::uint64_t resolve_id_ = 0;     ///< one per recomputation (which may take several passes)
   std::vector<ChannelId> boundary_;  ///< unsaturated channels reached, not expanded
-  bool local_levels_ = false;        ///< see resolve
+  bool local_levels_ = false;        ///< this pass takes local levels (see resolve)
   std::vector<ChannelId> visited_;   ///< with local_levels_: expanded channels, in visit order
   /// A re-solved flow's crossing of a boundary channel, recorded by the search (so that a
   /// boundary channel's members are found without scanning its flows).
