@@ -153,7 +153,7 @@ void FlowNetwork::resolve(const ChannelId* seeds, std::size_t seed_count, double
     members_size_ = 0;
     boundary_.clear();
     crossings_.clear();
-    visited_.clear();
+    stale_.clear();
     local_levels_ = prune;
     // New flows join whatever their channels' state (their kUnsolved entries are above any
     // threshold, so the search also takes them in from every channel it visits).
@@ -167,15 +167,24 @@ void FlowNetwork::resolve(const ChannelId* seeds, std::size_t seed_count, double
     // Breadth-first over flows <-> channels: every channel a re-solved flow crosses is visited;
     // unsaturated ones only as a boundary (not expanded), after the set is complete.
     // A flow's crossings of boundary channels are recorded as it is expanded: every member of
-    // a boundary channel is in the set, and every flow of the set is expanded.
+    // a boundary channel is in the set, and every flow of the set is expanded. A flow that joined
+    // after a channel it crosses was scanned, with a rate below that channel's local level, was
+    // held there: that channel's Local is rebuilt once the set is complete.
     while (expanded_ < set_.size()) {
-      const std::uint32_t slot = set_[expanded_++];
+      const auto index = static_cast<std::uint32_t>(expanded_++);
+      const std::uint32_t slot = set_[index];
       const FlowHot& g = hot_[slot];
       for (std::uint32_t k = 0; k < g.channel_count; ++k) {
         // Inline the common cases: a channel already visited, or already deferred as a boundary
         // in this pass (its state cannot change within a pass, so visit would defer it again).
-        const ChannelMark& cm = channel_marks_[g.channels[k]];
-        if (cm.mark == epoch_) continue;
+        ChannelMark& cm = channel_marks_[g.channels[k]];
+        if (cm.mark == epoch_) {
+          if (index >= cm.scan_start && g.rate < cm.level) {
+            cm.scan_start = kNone;  // once
+            stale_.push_back(g.channels[k]);
+          }
+          continue;
+        }
         if (cm.deferred != epoch_) {
           visit(g.channels[k], threshold, prune);
           if (cm.mark == epoch_) continue;
@@ -183,10 +192,8 @@ void FlowNetwork::resolve(const ChannelId* seeds, std::size_t seed_count, double
         crossings_.push_back(Crossing{cm.local, slot});
       }
     }
-    // With local levels a channel's members are the flows of the complete set (a flow may join
-    // through another channel after this one was scanned), so its Local is built now.
-    for (const ChannelId c : visited_)
-      add_visited_local(c);
+    for (const ChannelId c : stale_)
+      rebuild_local(c);
     gather_boundary_members();
     stats_.flows_solved += set_.size();
     stats_.channels_solved += locals_.size();
@@ -243,38 +250,29 @@ void FlowNetwork::visit(ChannelId c, double threshold, bool prune) {
     return;
   }
   cm.mark = epoch_;
-  if (local_levels_) {
+  const std::size_t n = ch.flows.size();
+  const double* rates = ch.rates.data();
+  if (local_levels_ && ch.lowered != resolve_id_) {
     // A flow held here keeps its bottleneck unless it is this channel, i.e. unless its rate is
     // (to the margin) the highest here: only those join (boundary_holds verifies the levels).
-    const std::size_t n = ch.flows.size();
-    const double* rates = ch.rates.data();
-    if (ch.lowered != resolve_id_) {
-      double top = 0.0;
-      for (std::size_t k = 0; k < n; ++k)
-        top = std::max(top, rates[k] != kUnsolved ? rates[k] : 0.0);
-      threshold = std::max(threshold, top * kCutMargin);
-    }
-    const std::uint32_t* flows = ch.flows.data();
-    for (std::size_t k = 0; k < n; ++k) {
-      FlowHot& h = hot_[flows[k]];
-      if (rates[k] >= threshold && h.mark != epoch_) {
-        h.mark = epoch_;
-        set_.push_back(flows[k]);
-      }
-    }
-    visited_.push_back(c);
-    return;
+    double top = 0.0;
+    for (std::size_t k = 0; k < n; ++k)
+      top = std::max(top, rates[k] != kUnsolved ? rates[k] : 0.0);
+    threshold = std::max(threshold, top * kCutMargin);
   }
   cm.local = static_cast<std::uint32_t>(locals_.size());
   const auto begin = static_cast<std::uint32_t>(members_size_);
   // Flows below the threshold are held at their rates (their sum is the load left outside);
-  // the others join the set, so a channel's members are exactly its re-solved crossings.
-  // Without branches, as in visit_boundary (whose comment gives why the sums are unchanged):
-  // every entry is written to members_ and to set_, and the counts advance only for members and
-  // for members new to the set. std::max with +0.0 leaves outside_max (>= +0.0) as it was.
-  const std::size_t n = ch.flows.size();
-  const double* rates = ch.rates.data();
+  // the others join the set. A flow already in the set is a member too; one that joins it later
+  // through another channel makes this Local stale (resolve's search sees it from cm.level and
+  // cm.scan_start, and rebuild_local takes it in). So a channel's members are exactly its
+  // re-solved crossings. Without branches, as in visit_boundary (whose comment gives why the
+  // sums are unchanged): every entry is written to members_ and to set_, and the counts advance
+  // only for members and for members new to the set. std::max with +0.0 leaves outside_max
+  // (>= +0.0) as it was.
   const auto set_begin = set_.size();
+  cm.level = threshold;
+  cm.scan_start = static_cast<std::uint32_t>(set_begin);
   reserve_members(n);
   set_.resize(set_begin + n);
   const std::uint32_t* flows = ch.flows.data();
@@ -291,8 +289,9 @@ void FlowNetwork::visit(ChannelId c, double threshold, bool prune) {
     const std::uint32_t g = flows[k];
     const double r = rates[k];
     FlowHot& h = hot[g];
-    const bool member = r >= threshold;
-    const bool fresh = member & (h.mark != epoch);
+    const bool taken = r >= threshold;
+    const bool fresh = taken & (h.mark != epoch);
+    const bool member = taken | (h.mark == epoch);
     const std::uint64_t mask = 0 - static_cast<std::uint64_t>(member);  // all ones if a member
     const double held = std::bit_cast<double>(std::bit_cast<std::uint64_t>(r) & ~mask);
     h.mark = member ? epoch : h.mark;
@@ -310,10 +309,11 @@ void FlowNetwork::visit(ChannelId c, double threshold, bool prune) {
   add_local(c, outside, outside_max, ch.capacity, caps, begin, end, false, true);
 }
 
-void FlowNetwork::add_visited_local(ChannelId c) {
-  // visit's scan with the set complete: a member is a flow of the set (branch-free as there).
+void FlowNetwork::rebuild_local(ChannelId c) {
+  // visit's sums again with the set complete (a member is a flow of the set), into the same Local
+  // (its members appended at the end of members_).
   const Channel& ch = channels_[c];
-  channel_marks_[c].local = static_cast<std::uint32_t>(locals_.size());
+  Local& l = locals_[channel_marks_[c].local];
   const auto begin = static_cast<std::uint32_t>(members_size_);
   const std::size_t n = ch.flows.size();
   reserve_members(n);
@@ -340,7 +340,13 @@ void FlowNetwork::add_visited_local(ChannelId c) {
   }
   const std::uint32_t end = begin + count;
   members_size_ = end;
-  add_local(c, outside, outside_max, ch.capacity, caps, begin, end, false, true);
+  l.outside = outside;
+  l.outside_max = outside_max;
+  l.remaining = std::max(0.0, ch.capacity - outside);
+  l.caps = caps;
+  l.weight = end - begin;
+  l.members_begin = begin;
+  l.members_end = end;
 }
 
 void FlowNetwork::reserve_members(std::size_t n) {

@@ -8,8 +8,9 @@
 /// such change only the flows whose rate can change are re-solved: the flows at or above the
 /// level at which the change first matters in progressive filling and at the highest rate of a
 /// saturated channel, connected to the changed channels through saturated channels (a result
-/// that is then verified, and in some cases widened). Only flows whose rate actually changed get a new finish time; finish times are kept
-/// in a heap with only the earliest in the event queue (CompletionHeap).
+/// that is then verified, and in some cases widened). Only flows whose rate actually changed get a
+/// new finish time; finish times are kept in a heap with only the earliest in the event queue
+/// (CompletionHeap).
 ///
 /// A flow's bytes have all left the source when its fluid transfer ends (then it stops using
 /// bandwidth); each receiver gets the last byte one route latency later. Finish times are rounded
@@ -213,6 +214,8 @@ class FlowNetwork {
     /// Incremental updates of the channel's load since it was last summed exactly (flow by
     /// flow); kExactSum once flows joined or left it: its next boundary visit re-sums it.
     std::uint32_t drift = 0;
+    std::uint32_t scan_start = 0;  ///< set_.size() when visit scanned it (kNone once stale)
+    double level = 0.0;            ///< the lowest rate visit took in (local level or threshold)
   };
 
   /// `route` and the `receivers` delivery latencies are copied into the slot's reused buffers.
@@ -244,7 +247,7 @@ class FlowNetwork {
   void resolve(const ChannelId* seeds, std::size_t seed_count, double threshold,
                const std::uint32_t* added, std::size_t added_count, bool prune);
   void visit(ChannelId c, double threshold, bool prune);
-  void add_visited_local(ChannelId c);
+  void rebuild_local(ChannelId c);
   void visit_boundary(ChannelId c, std::uint32_t begin, std::uint32_t end);
   void gather_boundary_members();
   void reserve_members(std::size_t n);
@@ -280,7 +283,7 @@ class FlowNetwork {
   std::uint64_t resolve_id_ = 0;     ///< one per recomputation (which may take several passes)
   std::vector<ChannelId> boundary_;  ///< unsaturated channels reached, not expanded
   bool local_levels_ = false;        ///< this pass takes local levels (see resolve)
-  std::vector<ChannelId> visited_;   ///< with local_levels_: expanded channels, in visit order
+  std::vector<ChannelId> stale_;     ///< expanded channels that held a flow that joined later
   /// A re-solved flow's crossing of a boundary channel, recorded by the search (so that a
   /// boundary channel's members are found without scanning its flows).
   struct Crossing {
