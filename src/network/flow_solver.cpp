@@ -152,6 +152,8 @@ void FlowNetwork::resolve(const ChannelId* seeds, std::size_t seed_count, double
     locals_.clear();
     members_size_ = 0;
     boundary_.clear();
+    boundary_head_.clear();
+    boundary_count_.clear();
     crossings_.clear();
     stale_.clear();
     local_levels_ = prune;
@@ -189,7 +191,10 @@ void FlowNetwork::resolve(const ChannelId* seeds, std::size_t seed_count, double
           visit(g.channels[k], threshold, prune);
           if (cm.mark == epoch_) continue;
         }
-        crossings_.push_back(Crossing{cm.local, slot});
+        const std::uint32_t b = cm.local;
+        crossings_.push_back(Crossing{boundary_head_[b], slot});
+        boundary_head_[b] = static_cast<std::uint32_t>(crossings_.size() - 1);
+        ++boundary_count_[b];
       }
     }
     for (const ChannelId c : stale_)
@@ -246,6 +251,8 @@ void FlowNetwork::visit(ChannelId c, double threshold, bool prune) {
       cm.deferred = epoch_;
       cm.local = static_cast<std::uint32_t>(boundary_.size());
       boundary_.push_back(c);
+      boundary_head_.push_back(kNone);
+      boundary_count_.push_back(0);
     }
     return;
   }
@@ -377,39 +384,31 @@ void FlowNetwork::add_local(ChannelId c, double outside, double outside_max, dou
 }
 
 void FlowNetwork::gather_boundary_members() {
-  // The recorded crossings, grouped by boundary channel (a counting sort, in search order within
-  // a channel) into members_, then one Local per boundary channel.
-  const std::size_t nb = boundary_.size();
-  boundary_begin_.assign(nb + 1, 0);
-  for (const Crossing& x : crossings_)
-    ++boundary_begin_[x.boundary + 1];
-  const auto base = static_cast<std::uint32_t>(members_size_);
-  boundary_begin_[0] = base;
-  for (std::size_t b = 0; b < nb; ++b)
-    boundary_begin_[b + 1] += boundary_begin_[b];
-  reserve_members(crossings_.size());
-  members_size_ += crossings_.size();
-  // Placed from the back, each into the end of its bucket moved down by one, so that in the end
-  // boundary_begin_[b + 1] is bucket b's start (its members in search order).
-  for (std::size_t i = crossings_.size(); i-- > 0;) {
-    const Crossing& x = crossings_[i];
-    members_[--boundary_begin_[x.boundary + 1]] = x.slot;
-  }
-  boundary_begin_[0] = static_cast<std::uint32_t>(members_size_);  // the end of the last bucket
-  for (std::size_t b = 0; b < nb; ++b) {
-    const std::uint32_t end = b + 1 < nb ? boundary_begin_[b + 2] : boundary_begin_[0];
-    visit_boundary(boundary_[b], boundary_begin_[b + 1], end);
+  // A boundary channel's load held outside is its load less its members' committed rates (new
+  // flows have rate 0 and are not in the load), unless flows joined or left it since it was last
+  // summed exactly or it was updated so kExactSum times in a row: then it is summed flow by flow,
+  // the members found by the same scan (visit_boundary_exact). The held load only decides
+  // whether the channel stays unsaturated (a boundary channel that stops a flow in the fill fails
+  // the check and is expanded next pass, where visit sums its load exactly), so the rates do not
+  // depend on its rounding. The members of the others are the crossings the search recorded (a
+  // list per channel, latest first), copied into members_.
+  for (std::size_t b = 0; b < boundary_.size(); ++b) {
+    const ChannelId c = boundary_[b];
+    if (channel_marks_[c].drift >= kExactSum) {
+      visit_boundary_exact(c);
+      continue;
+    }
+    const auto begin = static_cast<std::uint32_t>(members_size_);
+    reserve_members(boundary_count_[b]);
+    std::uint32_t* out = members_.data() + begin;
+    for (std::uint32_t x = boundary_head_[b]; x != kNone; x = crossings_[x].next)
+      *out++ = crossings_[x].slot;
+    members_size_ = begin + boundary_count_[b];
+    visit_boundary(c, begin, static_cast<std::uint32_t>(members_size_));
   }
 }
 
 void FlowNetwork::visit_boundary(ChannelId c, std::uint32_t begin, std::uint32_t end) {
-  // A boundary channel's members (its re-solved crossings, members_[begin, end)) come from the
-  // search. The load held outside is the channel's load less their committed rates (new flows
-  // have rate 0 and are not in the load), unless flows joined or left the channel since it was
-  // last summed exactly or it was updated so kExactSum times in a row: then it is summed flow by
-  // flow. The held load only decides whether the channel stays unsaturated (a boundary channel
-  // that stops a flow in the fill fails the check and is expanded next pass, where visit sums its
-  // load exactly), so the rates do not depend on its rounding.
   const Channel& ch = channels_[c];
   ChannelMark& cm = channel_marks_[c];
   cm.mark = epoch_;
@@ -422,23 +421,45 @@ void FlowNetwork::visit_boundary(ChannelId c, std::uint32_t begin, std::uint32_t
     caps += h.cap;
     members_rate += h.rate;
   }
-  const bool exact = cm.drift >= kExactSum;
-  double outside;
-  if (exact) {
-    // Without branches: a member adds +0.0 (a sum of non-negative terms is unchanged by it).
-    const std::uint64_t epoch = epoch_;
-    const std::size_t n = ch.flows.size();
-    const std::uint32_t* flows = ch.flows.data();
-    const double* rates = ch.rates.data();
-    outside = 0.0;
-    for (std::size_t k = 0; k < n; ++k) {
-      const std::uint64_t mask = 0 - static_cast<std::uint64_t>(hot[flows[k]].mark == epoch);
-      outside += std::bit_cast<double>(std::bit_cast<std::uint64_t>(rates[k]) & ~mask);
-    }
-  } else {
-    outside = std::max(0.0, ch.load - members_rate);
+  add_local(c, std::max(0.0, ch.load - members_rate), 0.0, ch.capacity, caps, begin, end, true,
+            false);
+}
+
+void FlowNetwork::visit_boundary_exact(ChannelId c) {
+  const Channel& ch = channels_[c];
+  ChannelMark& cm = channel_marks_[c];
+  cm.mark = epoch_;
+  cm.local = static_cast<std::uint32_t>(locals_.size());
+  const auto begin = static_cast<std::uint32_t>(members_size_);
+  // Without branches: whether an entry is a member (a flow of the set) is data-dependent (on
+  // the storm mix 37% of the entries, in no fixed pattern; the branching loop took 25% of the
+  // run), so every entry is written to members_ and the count advances only for members, and a
+  // non-member adds +0.0 to the member sums (and a member +0.0 to outside). Adding +0.0 leaves a
+  // sum of non-negative terms bit-for-bit as it was, so the sums are those of the branching loop,
+  // in the same order.
+  const std::size_t n = ch.flows.size();
+  reserve_members(n);
+  const std::uint32_t* flows = ch.flows.data();
+  const double* rates = ch.rates.data();
+  std::uint32_t* out = members_.data() + begin;
+  const FlowHot* hot = hot_.data();
+  const std::uint64_t epoch = epoch_;
+  std::uint32_t count = 0;
+  double outside = 0.0;
+  double caps = 0.0;
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::uint32_t g = flows[k];
+    const FlowHot& h = hot[g];
+    const bool member = h.mark == epoch;
+    const std::uint64_t mask = 0 - static_cast<std::uint64_t>(member);  // all ones if a member
+    out[count] = g;
+    count += static_cast<std::uint32_t>(member);
+    outside += std::bit_cast<double>(std::bit_cast<std::uint64_t>(rates[k]) & ~mask);
+    caps += std::bit_cast<double>(std::bit_cast<std::uint64_t>(h.cap) & mask);
   }
-  add_local(c, outside, 0.0, ch.capacity, caps, begin, end, true, exact);
+  const std::uint32_t end = begin + count;
+  members_size_ = end;
+  add_local(c, outside, 0.0, ch.capacity, caps, begin, end, true, true);
 }
 
 void FlowNetwork::fill() {
@@ -553,22 +574,25 @@ void FlowNetwork::commit() {
     schedule_completion(g);
   }
   // Loads are rebuilt from the held load plus the committed rates, and an empty channel carries
-  // exactly nothing. A held load summed flow by flow resets the channel's drift; one derived
-  // from the load (visit_boundary) updates the load only if a member's rate changed, and counts.
+  // exactly nothing. A boundary channel's held load summed flow by flow resets its drift; one
+  // derived from the load (visit_boundary) updates the load only if a member's rate changed, and
+  // counts. (A saturated channel's load is summed exactly too, but its drift is left as it was:
+  // only boundary visits read it, and a count too high only asks for an exact sum early.)
   for (const Local& l : locals_) {
     double load = l.outside;
-    bool changed = false;
-    for (std::uint32_t i = l.members_begin; i < l.members_end; ++i) {
-      const FlowHot& h = hot_[members_[i]];
-      load += h.rate;
-      changed = changed || h.changed;
-    }
-    ChannelMark& cm = channel_marks_[l.channel];
     if (l.exact) {
-      cm.drift = 0;
+      for (std::uint32_t i = l.members_begin; i < l.members_end; ++i)
+        load += hot_[members_[i]].rate;
+      if (l.boundary) channel_marks_[l.channel].drift = 0;
     } else {
+      bool changed = false;
+      for (std::uint32_t i = l.members_begin; i < l.members_end; ++i) {
+        const FlowHot& h = hot_[members_[i]];
+        load += h.rate;
+        changed |= h.changed;
+      }
       if (!changed) continue;
-      ++cm.drift;
+      ++channel_marks_[l.channel].drift;
     }
     if (channels_[l.channel].flows.empty()) load = 0.0;
     if (load != channels_[l.channel].load) set_load(l.channel, load);

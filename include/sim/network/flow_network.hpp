@@ -250,6 +250,7 @@ class FlowNetwork {
   void rebuild_local(ChannelId c);
   void visit_boundary(ChannelId c, std::uint32_t begin, std::uint32_t end);
   void gather_boundary_members();
+  void visit_boundary_exact(ChannelId c);
   void reserve_members(std::size_t n);
   void add_local(ChannelId c, double outside, double outside_max, double capacity, double caps,
                  std::uint32_t begin, std::uint32_t end, bool boundary, bool exact);
@@ -285,13 +286,14 @@ class FlowNetwork {
   bool local_levels_ = false;        ///< this pass takes local levels (see resolve)
   std::vector<ChannelId> stale_;     ///< expanded channels that held a flow that joined later
   /// A re-solved flow's crossing of a boundary channel, recorded by the search (so that a
-  /// boundary channel's members are found without scanning its flows).
+  /// boundary channel's members are found without scanning its flows): a list per channel.
   struct Crossing {
-    std::uint32_t boundary;  ///< index in boundary_
+    std::uint32_t next;  ///< the channel's previous crossing (index in crossings_), or kNone
     std::uint32_t slot;
   };
   std::vector<Crossing> crossings_;
-  std::vector<std::uint32_t> boundary_begin_;  ///< per boundary_ entry, its first member
+  std::vector<std::uint32_t> boundary_head_;   ///< per boundary_ entry, its latest crossing
+  std::vector<std::uint32_t> boundary_count_;  ///< per boundary_ entry, its crossings
   std::vector<std::uint32_t> set_;  ///< the flows being re-solved (slots), in visit order
   std::size_t expanded_ = 0;        ///< set_[0, expanded_) have had their channels visited
   struct Local {
