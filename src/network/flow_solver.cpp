@@ -60,6 +60,8 @@ using flow::kSameRate;
 using flow::kUnsolved;
 
 namespace {
+// BoundaryList::head of a boundary channel summed flow by flow (no crossings recorded).
+constexpr std::uint32_t kScanned = kNone - 1;
 // arrival_level's fast path: a channel whose crossings sum to at most (1 - kFitSlack) of its
 // capacity saturates at no level.
 constexpr double kFitSlack = 1e-6;
@@ -152,8 +154,7 @@ void FlowNetwork::resolve(const ChannelId* seeds, std::size_t seed_count, double
     locals_.clear();
     members_size_ = 0;
     boundary_.clear();
-    boundary_head_.clear();
-    boundary_count_.clear();
+    boundary_lists_.clear();
     crossings_.clear();
     stale_.clear();
     local_levels_ = prune;
@@ -191,10 +192,11 @@ void FlowNetwork::resolve(const ChannelId* seeds, std::size_t seed_count, double
           visit(g.channels[k], threshold, prune);
           if (cm.mark == epoch_) continue;
         }
-        const std::uint32_t b = cm.local;
-        crossings_.push_back(Crossing{boundary_head_[b], slot});
-        boundary_head_[b] = static_cast<std::uint32_t>(crossings_.size() - 1);
-        ++boundary_count_[b];
+        BoundaryList& list = boundary_lists_[cm.local];
+        if (list.head == kScanned) continue;
+        crossings_.push_back(Crossing{list.head, slot});
+        list.head = static_cast<std::uint32_t>(crossings_.size() - 1);
+        ++list.count;
       }
     }
     for (const ChannelId c : stale_)
@@ -220,6 +222,7 @@ bool FlowNetwork::boundary_holds(bool& prune) {
   bool holds = true;
   for (const Local& l : locals_) {
     if (l.boundary) {
+      if (l.fits) continue;
       double load = l.outside;
       for (std::uint32_t i = l.members_begin; i < l.members_end; ++i)
         load += hot_[members_[i]].new_rate;
@@ -251,8 +254,10 @@ void FlowNetwork::visit(ChannelId c, double threshold, bool prune) {
       cm.deferred = epoch_;
       cm.local = static_cast<std::uint32_t>(boundary_.size());
       boundary_.push_back(c);
-      boundary_head_.push_back(kNone);
-      boundary_count_.push_back(0);
+      // Summed flow by flow if needed, or if every flow on it was a member last time (no
+      // crossings recorded then).
+      const bool scanned = cm.drift >= kExactSum || cm.dense;
+      boundary_lists_.push_back(BoundaryList{scanned ? kScanned : kNone, 0});
     }
     return;
   }
@@ -381,29 +386,35 @@ void FlowNetwork::add_local(ChannelId c, double outside, double outside_max, dou
   l.members_end = end;
   l.boundary = boundary;
   l.exact = exact;
+  // New rates are at most the caps, and a sum of smaller terms rounds no higher, so a boundary
+  // channel that fits with every member at its cap (with a slack far above the rounding) stays
+  // unsaturated: boundary_holds need not sum it.
+  l.fits = outside + caps <= capacity * kCutMargin * (1.0 - kFitSlack);
 }
 
 void FlowNetwork::gather_boundary_members() {
   // A boundary channel's load held outside is its load less its members' committed rates (new
   // flows have rate 0 and are not in the load), unless flows joined or left it since it was last
-  // summed exactly or it was updated so kExactSum times in a row: then it is summed flow by flow,
-  // the members found by the same scan (visit_boundary_exact). The held load only decides
+  // summed exactly or it was updated so kExactSum times in a row, or every flow on it was a
+  // member at its last visit (ChannelMark::dense): then it is summed flow by flow, the members
+  // found by the same scan (visit_boundary_exact). The held load only decides
   // whether the channel stays unsaturated (a boundary channel that stops a flow in the fill fails
   // the check and is expanded next pass, where visit sums its load exactly), so the rates do not
   // depend on its rounding. The members of the others are the crossings the search recorded (a
   // list per channel, latest first), copied into members_.
   for (std::size_t b = 0; b < boundary_.size(); ++b) {
     const ChannelId c = boundary_[b];
-    if (channel_marks_[c].drift >= kExactSum) {
+    if (boundary_lists_[b].head == kScanned) {
       visit_boundary_exact(c);
       continue;
     }
     const auto begin = static_cast<std::uint32_t>(members_size_);
-    reserve_members(boundary_count_[b]);
+    const BoundaryList list = boundary_lists_[b];
+    reserve_members(list.count);
     std::uint32_t* out = members_.data() + begin;
-    for (std::uint32_t x = boundary_head_[b]; x != kNone; x = crossings_[x].next)
+    for (std::uint32_t x = list.head; x != kNone; x = crossings_[x].next)
       *out++ = crossings_[x].slot;
-    members_size_ = begin + boundary_count_[b];
+    members_size_ = begin + list.count;
     visit_boundary(c, begin, static_cast<std::uint32_t>(members_size_));
   }
 }
@@ -421,6 +432,7 @@ void FlowNetwork::visit_boundary(ChannelId c, std::uint32_t begin, std::uint32_t
     caps += h.cap;
     members_rate += h.rate;
   }
+  cm.dense = ch.flows.size() <= end - begin;
   add_local(c, std::max(0.0, ch.load - members_rate), 0.0, ch.capacity, caps, begin, end, true,
             false);
 }
@@ -459,6 +471,7 @@ void FlowNetwork::visit_boundary_exact(ChannelId c) {
   }
   const std::uint32_t end = begin + count;
   members_size_ = end;
+  cm.dense = n <= count;
   add_local(c, outside, 0.0, ch.capacity, caps, begin, end, true, true);
 }
 
@@ -583,6 +596,8 @@ void FlowNetwork::commit() {
     if (l.exact) {
       for (std::uint32_t i = l.members_begin; i < l.members_end; ++i)
         load += hot_[members_[i]].rate;
+      // Reset here, not when summed: a pass that is repeated must sum it again (a flow that
+      // left is still in the load until this commit).
       if (l.boundary) channel_marks_[l.channel].drift = 0;
     } else {
       bool changed = false;

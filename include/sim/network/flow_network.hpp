@@ -215,7 +215,11 @@ class FlowNetwork {
     /// flow); kExactSum once flows joined or left it: its next boundary visit re-sums it.
     std::uint32_t drift = 0;
     std::uint32_t scan_start = 0;  ///< set_.size() when visit scanned it (kNone once stale)
-    double level = 0.0;            ///< the lowest rate visit took in (local level or threshold)
+    /// At its last boundary visit every flow on it was a member: summed flow by flow next time
+    /// (the scan then reads only lines the solve loads anyway; on the cloud mix recording the
+    /// crossings cost ~5%).
+    bool dense = false;
+    double level = 0.0;  ///< the lowest rate visit took in (local level or threshold)
   };
 
   /// `route` and the `receivers` delivery latencies are copied into the slot's reused buffers.
@@ -292,10 +296,13 @@ class FlowNetwork {
     std::uint32_t slot;
   };
   std::vector<Crossing> crossings_;
-  std::vector<std::uint32_t> boundary_head_;   ///< per boundary_ entry, its latest crossing
-  std::vector<std::uint32_t> boundary_count_;  ///< per boundary_ entry, its crossings
-  std::vector<std::uint32_t> set_;  ///< the flows being re-solved (slots), in visit order
-  std::size_t expanded_ = 0;        ///< set_[0, expanded_) have had their channels visited
+  struct BoundaryList {
+    std::uint32_t head;   ///< latest crossing (index in crossings_), or kNone
+    std::uint32_t count;  ///< crossings
+  };
+  std::vector<BoundaryList> boundary_lists_;  ///< per boundary_ entry
+  std::vector<std::uint32_t> set_;            ///< the flows being re-solved (slots), in visit order
+  std::size_t expanded_ = 0;  ///< set_[0, expanded_) have had their channels visited
   struct Local {
     ChannelId channel;
     double outside;        ///< load of the flows not being re-solved (held at their rates)
@@ -307,6 +314,7 @@ class FlowNetwork {
     std::uint32_t members_begin, members_end;  ///< into members_
     bool boundary;  ///< unsaturated before the change: flows behind it were not added
     bool exact;     ///< outside summed flow by flow (else the load less the members' rates)
+    bool fits;      ///< the held load plus every member at its cap stays unsaturated
   };
   std::vector<Local> locals_;
   std::vector<std::uint32_t> members_;  ///< per local channel, its re-solved crossings
