@@ -20,6 +20,7 @@ void FlowNetwork::attach(std::uint32_t slot) {
     f.pos[i] = static_cast<std::uint32_t>(ch.flows.size());
     ch.flows.push_back(slot);
     ch.rates.push_back(kUnsolved);
+    channel_marks_[f.route.channels[i]].drift = flow::kExactSum;  // re-sum the held load
   }
 }
 
@@ -45,6 +46,7 @@ void FlowNetwork::detach(std::uint32_t slot) {
     }
     ch.flows.pop_back();
     ch.rates.pop_back();
+    channel_marks_[c].drift = flow::kExactSum;  // re-sum the held load
   }
 }
 

@@ -22,19 +22,27 @@
 // it is what progressive filling over S alone gives. A part of S that shares no channel with the
 // changed channels (through S flows) sees the same residual problem as before and is left out.
 //
-// (3) Pruning at unsaturated channels, verified. The search for S (flows with rate >= L, from
-// the changed channels) does not expand through channels that were unsaturated: they are kept
-// as boundary constraints with the load of the flows behind them held. Afterwards, if every
-// boundary channel is still unsaturated and every channel that stopped flows stopped them no
-// lower than the rates held on it, every flow has a bottleneck, so the result is the max-min
-// allocation. Otherwise the failing boundary channels are expanded and S is solved again (about
-// 0.1 extra passes per change near saturation on the 1600-GPU datacenter).
+// (3) Pruning, verified. The search for S (from the changed channels) does not expand through
+// channels that were unsaturated: they are kept as boundary constraints with the load of the
+// flows behind them held. From a saturated channel it takes only the flows at its highest rate
+// (to a relative margin), and not below L: its local level. A flow held there is then not
+// bottlenecked there, and a held flow's bottleneck is never a channel of the solve (a boundary
+// channel was unsaturated; a saturated one would have taken it), so it is unchanged. Afterwards,
+// if every boundary channel is still unsaturated and every channel that stopped flows stopped
+// them no lower than the rates held on it, every flow has a bottleneck, so the result is the
+// max-min allocation. Otherwise the failing boundary channels are expanded, the failing
+// saturated channels take every flow above L, and S is solved again; a channel that fails with
+// every flow above L turns pruning off (exact by (1) and (2) alone). On the storm mix of
+// bench_flow_mixes local levels take S from 72 to 34 flows per change, about 0.2 extra passes.
 //
-// A pass is one breadth-first search (which also sums, per channel, the load left outside),
-// one progressive filling over S with a min-heap of channel fair shares (lazy keys) and a heap
-// of caps built only once the level reaches the smallest cap, and a commit that gives a new
-// finish time only to the flows whose rate changed (a CompletionHeap update, not an event). S is
-// taken with a relative margin below L, which only adds flows and so stays exact.
+// A pass is one breadth-first search, then per channel the load left outside (a saturated
+// channel's members are the set's flows on it, known once the search is done; a boundary
+// channel's come from the crossings the search recorded, its held load from its load less their
+// rates, see visit_boundary), one progressive filling over S with a min-heap of channel fair
+// shares (lazy keys) and a heap of caps built only once the level reaches the smallest cap, and a
+// commit that gives a new finish time only to the flows whose rate changed (a CompletionHeap
+// update, not an event). S is taken with a relative margin below L, which only adds flows and so
+// stays exact.
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -45,12 +53,15 @@
 namespace sim::net {
 
 using flow::kCutMargin;
+using flow::kExactSum;
 using flow::kInf;
 using flow::kNone;
 using flow::kSameRate;
 using flow::kUnsolved;
 
 namespace {
+// BoundaryList::head of a boundary channel summed flow by flow (no crossings recorded).
+constexpr std::uint32_t kScanned = kNone - 1;
 // arrival_level's fast path: a channel whose crossings sum to at most (1 - kFitSlack) of its
 // capacity saturates at no level.
 constexpr double kFitSlack = 1e-6;
@@ -143,6 +154,10 @@ void FlowNetwork::resolve(const ChannelId* seeds, std::size_t seed_count, double
     locals_.clear();
     members_size_ = 0;
     boundary_.clear();
+    boundary_lists_.clear();
+    crossings_.clear();
+    stale_.clear();
+    local_levels_ = prune;
     // New flows join whatever their channels' state (their kUnsolved entries are above any
     // threshold, so the search also takes them in from every channel it visits).
     for (std::size_t i = 0; i < added_count; ++i) {
@@ -154,18 +169,39 @@ void FlowNetwork::resolve(const ChannelId* seeds, std::size_t seed_count, double
       visit(seeds[i], threshold, prune);
     // Breadth-first over flows <-> channels: every channel a re-solved flow crosses is visited;
     // unsaturated ones only as a boundary (not expanded), after the set is complete.
+    // A flow's crossings of boundary channels are recorded as it is expanded: every member of
+    // a boundary channel is in the set, and every flow of the set is expanded. A flow that joined
+    // after a channel it crosses was scanned, with a rate below that channel's local level, was
+    // held there: that channel's Local is rebuilt once the set is complete.
     while (expanded_ < set_.size()) {
-      const FlowHot& g = hot_[set_[expanded_++]];
+      const auto index = static_cast<std::uint32_t>(expanded_++);
+      const std::uint32_t slot = set_[index];
+      const FlowHot& g = hot_[slot];
       for (std::uint32_t k = 0; k < g.channel_count; ++k) {
-        // Inline the common case: a channel already visited, or already deferred as a boundary
+        // Inline the common cases: a channel already visited, or already deferred as a boundary
         // in this pass (its state cannot change within a pass, so visit would defer it again).
-        const ChannelMark& cm = channel_marks_[g.channels[k]];
-        if (cm.mark == epoch_ || cm.deferred == epoch_) continue;
-        visit(g.channels[k], threshold, prune);
+        ChannelMark& cm = channel_marks_[g.channels[k]];
+        if (cm.mark == epoch_) {
+          if (index >= cm.scan_start && g.rate < cm.level) {
+            cm.scan_start = kNone;  // once
+            stale_.push_back(g.channels[k]);
+          }
+          continue;
+        }
+        if (cm.deferred != epoch_) {
+          visit(g.channels[k], threshold, prune);
+          if (cm.mark == epoch_) continue;
+        }
+        BoundaryList& list = boundary_lists_[cm.local];
+        if (list.head == kScanned) continue;
+        crossings_.push_back(Crossing{list.head, slot});
+        list.head = static_cast<std::uint32_t>(crossings_.size() - 1);
+        ++list.count;
       }
     }
-    for (const ChannelId c : boundary_)
-      visit_boundary(c, threshold);
+    for (const ChannelId c : stale_)
+      rebuild_local(c);
+    gather_boundary_members();
     stats_.flows_solved += set_.size();
     stats_.channels_solved += locals_.size();
     fill();
@@ -186,6 +222,7 @@ bool FlowNetwork::boundary_holds(bool& prune) {
   bool holds = true;
   for (const Local& l : locals_) {
     if (l.boundary) {
+      if (l.fits) continue;
       double load = l.outside;
       for (std::uint32_t i = l.members_begin; i < l.members_end; ++i)
         load += hot_[members_[i]].new_rate;
@@ -194,7 +231,13 @@ bool FlowNetwork::boundary_holds(bool& prune) {
         holds = false;
       }
     } else if (l.level >= 0.0 && l.level < l.outside_max * kCutMargin) {
-      prune = false;
+      // A held flow has a higher rate than the level that stopped flows here. With local levels
+      // the channel takes every flow above the level cut next pass; otherwise (or if it already
+      // did) the pass is repeated without pruning.
+      Channel& ch = channels_[l.channel];
+      if (!local_levels_ || ch.lowered == resolve_id_) prune = false;
+      if (ch.lowered != resolve_id_) ++stats_.lowered_levels;
+      ch.lowered = resolve_id_;
       holds = false;
     }
   }
@@ -209,24 +252,42 @@ void FlowNetwork::visit(ChannelId c, double threshold, bool prune) {
     // Unsaturated: defer; it joins as a boundary once the set is complete.
     if (cm.deferred != epoch_) {
       cm.deferred = epoch_;
+      cm.local = static_cast<std::uint32_t>(boundary_.size());
       boundary_.push_back(c);
+      // Summed flow by flow if needed, or if every flow on it was a member last time (no
+      // crossings recorded then).
+      const bool scanned = cm.drift >= kExactSum || cm.dense;
+      boundary_lists_.push_back(BoundaryList{scanned ? kScanned : kNone, 0});
     }
     return;
   }
   cm.mark = epoch_;
+  const std::size_t n = ch.flows.size();
+  const double* rates = ch.rates.data();
+  if (local_levels_ && ch.lowered != resolve_id_) {
+    // A flow held here keeps its bottleneck unless it is this channel, i.e. unless its rate is
+    // (to the margin) the highest here: only those join (boundary_holds verifies the levels).
+    double top = 0.0;
+    for (std::size_t k = 0; k < n; ++k)
+      top = std::max(top, rates[k] != kUnsolved ? rates[k] : 0.0);
+    threshold = std::max(threshold, top * kCutMargin);
+  }
   cm.local = static_cast<std::uint32_t>(locals_.size());
   const auto begin = static_cast<std::uint32_t>(members_size_);
   // Flows below the threshold are held at their rates (their sum is the load left outside);
-  // the others join the set, so a channel's members are exactly its re-solved crossings.
-  // Without branches, as in visit_boundary (whose comment gives why the sums are unchanged):
-  // every entry is written to members_ and to set_, and the counts advance only for members and
-  // for members new to the set. std::max with +0.0 leaves outside_max (>= +0.0) as it was.
-  const std::size_t n = ch.flows.size();
+  // the others join the set. A flow already in the set is a member too; one that joins it later
+  // through another channel makes this Local stale (resolve's search sees it from cm.level and
+  // cm.scan_start, and rebuild_local takes it in). So a channel's members are exactly its
+  // re-solved crossings. Without branches, as in visit_boundary (whose comment gives why the
+  // sums are unchanged): every entry is written to members_ and to set_, and the counts advance
+  // only for members and for members new to the set. std::max with +0.0 leaves outside_max
+  // (>= +0.0) as it was.
   const auto set_begin = set_.size();
+  cm.level = threshold;
+  cm.scan_start = static_cast<std::uint32_t>(set_begin);
   reserve_members(n);
   set_.resize(set_begin + n);
   const std::uint32_t* flows = ch.flows.data();
-  const double* rates = ch.rates.data();
   std::uint32_t* out = members_.data() + begin;
   std::uint32_t* added = set_.data() + set_begin;
   FlowHot* hot = hot_.data();
@@ -240,8 +301,9 @@ void FlowNetwork::visit(ChannelId c, double threshold, bool prune) {
     const std::uint32_t g = flows[k];
     const double r = rates[k];
     FlowHot& h = hot[g];
-    const bool member = r >= threshold;
-    const bool fresh = member & (h.mark != epoch);
+    const bool taken = r >= threshold;
+    const bool fresh = taken & (h.mark != epoch);
+    const bool member = taken | (h.mark == epoch);
     const std::uint64_t mask = 0 - static_cast<std::uint64_t>(member);  // all ones if a member
     const double held = std::bit_cast<double>(std::bit_cast<std::uint64_t>(r) & ~mask);
     h.mark = member ? epoch : h.mark;
@@ -256,7 +318,47 @@ void FlowNetwork::visit(ChannelId c, double threshold, bool prune) {
   set_.resize(set_begin + fresh_count);
   const std::uint32_t end = begin + count;
   members_size_ = end;
-  add_local(c, outside, outside_max, ch.capacity, caps, begin, end, false);
+  add_local(c, outside, outside_max, ch.capacity, caps, begin, end, false, true);
+}
+
+void FlowNetwork::rebuild_local(ChannelId c) {
+  // visit's sums again with the set complete (a member is a flow of the set), into the same Local
+  // (its members appended at the end of members_).
+  const Channel& ch = channels_[c];
+  Local& l = locals_[channel_marks_[c].local];
+  const auto begin = static_cast<std::uint32_t>(members_size_);
+  const std::size_t n = ch.flows.size();
+  reserve_members(n);
+  const std::uint32_t* flows = ch.flows.data();
+  const double* rates = ch.rates.data();
+  std::uint32_t* out = members_.data() + begin;
+  const FlowHot* hot = hot_.data();
+  const std::uint64_t epoch = epoch_;
+  std::uint32_t count = 0;
+  double outside = 0.0;
+  double outside_max = 0.0;
+  double caps = 0.0;
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::uint32_t g = flows[k];
+    const FlowHot& h = hot[g];
+    const bool member = h.mark == epoch;
+    const std::uint64_t mask = 0 - static_cast<std::uint64_t>(member);
+    const double held = std::bit_cast<double>(std::bit_cast<std::uint64_t>(rates[k]) & ~mask);
+    out[count] = g;
+    count += static_cast<std::uint32_t>(member);
+    outside += held;
+    outside_max = std::max(outside_max, held);
+    caps += std::bit_cast<double>(std::bit_cast<std::uint64_t>(h.cap) & mask);
+  }
+  const std::uint32_t end = begin + count;
+  members_size_ = end;
+  l.outside = outside;
+  l.outside_max = outside_max;
+  l.remaining = std::max(0.0, ch.capacity - outside);
+  l.caps = caps;
+  l.weight = end - begin;
+  l.members_begin = begin;
+  l.members_end = end;
 }
 
 void FlowNetwork::reserve_members(std::size_t n) {
@@ -267,7 +369,8 @@ void FlowNetwork::reserve_members(std::size_t n) {
 }
 
 void FlowNetwork::add_local(ChannelId c, double outside, double outside_max, double capacity,
-                            double caps, std::uint32_t begin, std::uint32_t end, bool boundary) {
+                            double caps, std::uint32_t begin, std::uint32_t end, bool boundary,
+                            bool exact) {
   // Written field by field into the vector's slot: a Local built on the stack was copied in by
   // an out-of-line push whose samples (~6% of the storm mix) sat on the 16-byte reloads of the
   // just-written 8- and 4-byte fields (likely store-forwarding stalls).
@@ -282,20 +385,70 @@ void FlowNetwork::add_local(ChannelId c, double outside, double outside_max, dou
   l.members_begin = begin;
   l.members_end = end;
   l.boundary = boundary;
+  l.exact = exact;
+  // New rates are at most the caps, and a sum of smaller terms rounds no higher, so a boundary
+  // channel that fits with every member at its cap (with a slack far above the rounding) stays
+  // unsaturated: boundary_holds need not sum it.
+  l.fits = outside + caps <= capacity * kCutMargin * (1.0 - kFitSlack);
 }
 
-void FlowNetwork::visit_boundary(ChannelId c, double threshold) {
+void FlowNetwork::gather_boundary_members() {
+  // A boundary channel's load held outside is its load less its members' committed rates (new
+  // flows have rate 0 and are not in the load), unless flows joined or left it since it was last
+  // summed exactly or it was updated so kExactSum times in a row, or every flow on it was a
+  // member at its last visit (ChannelMark::dense): then it is summed flow by flow, the members
+  // found by the same scan (visit_boundary_exact). The held load only decides
+  // whether the channel stays unsaturated (a boundary channel that stops a flow in the fill fails
+  // the check and is expanded next pass, where visit sums its load exactly), so the rates do not
+  // depend on its rounding. The members of the others are the crossings the search recorded (a
+  // list per channel, latest first), copied into members_.
+  for (std::size_t b = 0; b < boundary_.size(); ++b) {
+    const ChannelId c = boundary_[b];
+    if (boundary_lists_[b].head == kScanned) {
+      visit_boundary_exact(c);
+      continue;
+    }
+    const auto begin = static_cast<std::uint32_t>(members_size_);
+    const BoundaryList list = boundary_lists_[b];
+    reserve_members(list.count);
+    std::uint32_t* out = members_.data() + begin;
+    for (std::uint32_t x = list.head; x != kNone; x = crossings_[x].next)
+      *out++ = crossings_[x].slot;
+    members_size_ = begin + list.count;
+    visit_boundary(c, begin, static_cast<std::uint32_t>(members_size_));
+  }
+}
+
+void FlowNetwork::visit_boundary(ChannelId c, std::uint32_t begin, std::uint32_t end) {
   const Channel& ch = channels_[c];
   ChannelMark& cm = channel_marks_[c];
-  if (cm.mark == epoch_) return;  // expanded after all
+  cm.mark = epoch_;
+  cm.local = static_cast<std::uint32_t>(locals_.size());
+  const FlowHot* hot = hot_.data();
+  double caps = 0.0;
+  double members_rate = 0.0;
+  for (std::uint32_t i = begin; i < end; ++i) {
+    const FlowHot& h = hot[members_[i]];
+    caps += h.cap;
+    members_rate += h.rate;
+  }
+  cm.dense = ch.flows.size() <= end - begin;
+  add_local(c, std::max(0.0, ch.load - members_rate), 0.0, ch.capacity, caps, begin, end, true,
+            false);
+}
+
+void FlowNetwork::visit_boundary_exact(ChannelId c) {
+  const Channel& ch = channels_[c];
+  ChannelMark& cm = channel_marks_[c];
   cm.mark = epoch_;
   cm.local = static_cast<std::uint32_t>(locals_.size());
   const auto begin = static_cast<std::uint32_t>(members_size_);
-  // Without branches: whether an entry is a member is data-dependent (on the storm mix 37% of
-  // the entries, in no fixed pattern; the branching loop took 25% of the run), so every entry is
-  // written to members_ and the count advances only for members, and a non-member adds +0.0 to the
-  // member sums (and a member +0.0 to outside). Adding +0.0 leaves a sum of non-negative terms
-  // bit-for-bit as it was, so the sums are those of the branching loop, in the same order.
+  // Without branches: whether an entry is a member (a flow of the set) is data-dependent (on
+  // the storm mix 37% of the entries, in no fixed pattern; the branching loop took 25% of the
+  // run), so every entry is written to members_ and the count advances only for members, and a
+  // non-member adds +0.0 to the member sums (and a member +0.0 to outside). Adding +0.0 leaves a
+  // sum of non-negative terms bit-for-bit as it was, so the sums are those of the branching loop,
+  // in the same order.
   const std::size_t n = ch.flows.size();
   reserve_members(n);
   const std::uint32_t* flows = ch.flows.data();
@@ -308,19 +461,18 @@ void FlowNetwork::visit_boundary(ChannelId c, double threshold) {
   double caps = 0.0;
   for (std::size_t k = 0; k < n; ++k) {
     const std::uint32_t g = flows[k];
-    const double r = rates[k];
     const FlowHot& h = hot[g];
-    // Only new flows (kUnsolved) and flows at or above the threshold can be in the set.
-    const bool member = (r >= threshold) & (h.mark == epoch);
+    const bool member = h.mark == epoch;
     const std::uint64_t mask = 0 - static_cast<std::uint64_t>(member);  // all ones if a member
     out[count] = g;
     count += static_cast<std::uint32_t>(member);
-    outside += std::bit_cast<double>(std::bit_cast<std::uint64_t>(r) & ~mask);
+    outside += std::bit_cast<double>(std::bit_cast<std::uint64_t>(rates[k]) & ~mask);
     caps += std::bit_cast<double>(std::bit_cast<std::uint64_t>(h.cap) & mask);
   }
   const std::uint32_t end = begin + count;
   members_size_ = end;
-  add_local(c, outside, 0.0, ch.capacity, caps, begin, end, true);
+  cm.dense = n <= count;
+  add_local(c, outside, 0.0, ch.capacity, caps, begin, end, true, true);
 }
 
 void FlowNetwork::fill() {
@@ -423,10 +575,9 @@ void FlowNetwork::commit() {
     FlowHot& h = hot_[g];
     const double old_rate = h.rate;
     const double new_rate = h.new_rate;
-    if (old_rate > 0.0 &&
-        std::fabs(new_rate - old_rate) <= kSameRate * std::max(new_rate, old_rate)) {
-      continue;
-    }
+    h.changed = !(old_rate > 0.0 &&
+                  std::fabs(new_rate - old_rate) <= kSameRate * std::max(new_rate, old_rate));
+    if (!h.changed) continue;
     advance(g);
     h.rate = new_rate;
     const Flow& f = flows_[g];
@@ -435,12 +586,29 @@ void FlowNetwork::commit() {
     ++stats_.rate_changes;
     schedule_completion(g);
   }
-  // Loads are rebuilt from the held load plus the committed rates, so rounding never
-  // accumulates over a long run, and an empty channel carries exactly nothing.
+  // Loads are rebuilt from the held load plus the committed rates, and an empty channel carries
+  // exactly nothing. A boundary channel's held load summed flow by flow resets its drift; one
+  // derived from the load (visit_boundary) updates the load only if a member's rate changed, and
+  // counts. (A saturated channel's load is summed exactly too, but its drift is left as it was:
+  // only boundary visits read it, and a count too high only asks for an exact sum early.)
   for (const Local& l : locals_) {
     double load = l.outside;
-    for (std::uint32_t i = l.members_begin; i < l.members_end; ++i)
-      load += hot_[members_[i]].rate;
+    if (l.exact) {
+      for (std::uint32_t i = l.members_begin; i < l.members_end; ++i)
+        load += hot_[members_[i]].rate;
+      // Reset here, not when summed: a pass that is repeated must sum it again (a flow that
+      // left is still in the load until this commit).
+      if (l.boundary) channel_marks_[l.channel].drift = 0;
+    } else {
+      bool changed = false;
+      for (std::uint32_t i = l.members_begin; i < l.members_end; ++i) {
+        const FlowHot& h = hot_[members_[i]];
+        load += h.rate;
+        changed |= h.changed;
+      }
+      if (!changed) continue;
+      ++channel_marks_[l.channel].drift;
+    }
     if (channels_[l.channel].flows.empty()) load = 0.0;
     if (load != channels_[l.channel].load) set_load(l.channel, load);
   }

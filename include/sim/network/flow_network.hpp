@@ -6,10 +6,11 @@
 /// every channel (link direction) it crosses, optionally capped per flow. Rates are
 /// piecewise constant: they change only when a flow starts, finishes or is cancelled. After each
 /// such change only the flows whose rate can change are re-solved: the flows at or above the
-/// level at which the change first matters in progressive filling, connected to the changed
-/// channels through saturated channels (a result that is then verified, and in rare cases
-/// widened). Only flows whose rate actually changed get a new finish time; finish times are kept
-/// in a heap with only the earliest in the event queue (CompletionHeap).
+/// level at which the change first matters in progressive filling and at the highest rate of a
+/// saturated channel, connected to the changed channels through saturated channels (a result
+/// that is then verified, and in some cases widened). Only flows whose rate actually changed get a
+/// new finish time; finish times are kept in a heap with only the earliest in the event queue
+/// (CompletionHeap).
 ///
 /// A flow's bytes have all left the source when its fluid transfer ends (then it stops using
 /// bandwidth); each receiver gets the last byte one route latency later. Finish times are rounded
@@ -60,6 +61,8 @@ struct FlowNetworkStats {
   std::uint64_t flows_solved = 0;     ///< sum over solve passes of the re-solved set's size
   std::uint64_t channels_solved = 0;  ///< sum over solve passes of the channels it crosses
   std::uint64_t extra_rounds = 0;     ///< passes repeated because a pruned boundary did not hold
+  std::uint64_t lowered_levels = 0;   ///< channels whose local level did not hold (re-taken with
+                                      ///< every flow above the level cut)
   std::uint64_t rate_changes = 0;     ///< flows that got a new rate (and finish time)
   std::uint64_t flows_started = 0;
   std::uint64_t flows_finished = 0;
@@ -186,6 +189,7 @@ class FlowNetwork {
     const ChannelId* channels = nullptr;
     std::uint32_t channel_count = 0;
     bool frozen = false;
+    bool changed = false;  ///< commit scratch: the rate changed in this recomputation
     std::array<ChannelId, kInlineChannels> inline_channels{};
   };
   static_assert(sizeof(FlowHot) == 64);
@@ -197,15 +201,25 @@ class FlowNetwork {
     std::vector<double> rates;         ///< their committed rates (parallel to flows)
     double bytes = 0.0;                ///< moved up to last_change
     Time last_change;
-    std::uint64_t forced = 0;  ///< == resolve_id_: expand even if unsaturated
-    bool dirty = false;        ///< membership changed inside the open batch
+    std::uint64_t forced = 0;   ///< == resolve_id_: expand even if unsaturated
+    std::uint64_t lowered = 0;  ///< == resolve_id_: take every flow above the level cut
+    bool dirty = false;         ///< membership changed inside the open batch
   };
   /// The solver's per-channel scratch, apart from Channel (parallel to channels_) so that the
   /// search's "seen?" tests and the fill's channel -> local lookups touch 24 bytes per channel.
   struct ChannelMark {
     std::uint64_t mark = 0;      ///< == epoch_ once visited
     std::uint64_t deferred = 0;  ///< == epoch_ once queued as a boundary
-    std::uint32_t local = 0;     ///< index in locals_
+    std::uint32_t local = 0;     ///< index in locals_ (visited), or in boundary_ (deferred)
+    /// Incremental updates of the channel's load since it was last summed exactly (flow by
+    /// flow); kExactSum once flows joined or left it: its next boundary visit re-sums it.
+    std::uint32_t drift = 0;
+    std::uint32_t scan_start = 0;  ///< set_.size() when visit scanned it (kNone once stale)
+    /// At its last boundary visit every flow on it was a member: summed flow by flow next time
+    /// (the scan then reads only lines the solve loads anyway; on the cloud mix recording the
+    /// crossings cost ~5%).
+    bool dense = false;
+    double level = 0.0;  ///< the lowest rate visit took in (local level or threshold)
   };
 
   /// `route` and the `receivers` delivery latencies are copied into the slot's reused buffers.
@@ -232,14 +246,18 @@ class FlowNetwork {
   [[nodiscard]] double departure_level(std::uint32_t slot) const;
   /// Re-solves the flows with rate >= threshold connected to the seed channels (plus the new
   /// flows `added`), with every other flow held at its rate, and commits the changed rates.
-  /// `prune`: stop the search at unsaturated channels and verify afterwards.
+  /// `prune`: stop the search at unsaturated channels, take from each saturated channel only the
+  /// flows at its highest rate (or above the threshold, if higher), and verify afterwards.
   void resolve(const ChannelId* seeds, std::size_t seed_count, double threshold,
                const std::uint32_t* added, std::size_t added_count, bool prune);
   void visit(ChannelId c, double threshold, bool prune);
-  void visit_boundary(ChannelId c, double threshold);
+  void rebuild_local(ChannelId c);
+  void visit_boundary(ChannelId c, std::uint32_t begin, std::uint32_t end);
+  void gather_boundary_members();
+  void visit_boundary_exact(ChannelId c);
   void reserve_members(std::size_t n);
   void add_local(ChannelId c, double outside, double outside_max, double capacity, double caps,
-                 std::uint32_t begin, std::uint32_t end, bool boundary);
+                 std::uint32_t begin, std::uint32_t end, bool boundary, bool exact);
   [[nodiscard]] bool boundary_holds(bool& prune);
   void fill();
   void commit();
@@ -269,8 +287,22 @@ class FlowNetwork {
   std::uint64_t epoch_ = 0;          ///< one per solve pass
   std::uint64_t resolve_id_ = 0;     ///< one per recomputation (which may take several passes)
   std::vector<ChannelId> boundary_;  ///< unsaturated channels reached, not expanded
-  std::vector<std::uint32_t> set_;   ///< the flows being re-solved (slots), in visit order
-  std::size_t expanded_ = 0;         ///< set_[0, expanded_) have had their channels visited
+  bool local_levels_ = false;        ///< this pass takes local levels (see resolve)
+  std::vector<ChannelId> stale_;     ///< expanded channels that held a flow that joined later
+  /// A re-solved flow's crossing of a boundary channel, recorded by the search (so that a
+  /// boundary channel's members are found without scanning its flows): a list per channel.
+  struct Crossing {
+    std::uint32_t next;  ///< the channel's previous crossing (index in crossings_), or kNone
+    std::uint32_t slot;
+  };
+  std::vector<Crossing> crossings_;
+  struct BoundaryList {
+    std::uint32_t head;   ///< latest crossing (index in crossings_), or kNone
+    std::uint32_t count;  ///< crossings
+  };
+  std::vector<BoundaryList> boundary_lists_;  ///< per boundary_ entry
+  std::vector<std::uint32_t> set_;            ///< the flows being re-solved (slots), in visit order
+  std::size_t expanded_ = 0;  ///< set_[0, expanded_) have had their channels visited
   struct Local {
     ChannelId channel;
     double outside;        ///< load of the flows not being re-solved (held at their rates)
@@ -281,6 +313,8 @@ class FlowNetwork {
     std::uint32_t weight;  ///< unfrozen crossings
     std::uint32_t members_begin, members_end;  ///< into members_
     bool boundary;  ///< unsaturated before the change: flows behind it were not added
+    bool exact;     ///< outside summed flow by flow (else the load less the members' rates)
+    bool fits;      ///< the held load plus every member at its cap stays unsaturated
   };
   std::vector<Local> locals_;
   std::vector<std::uint32_t> members_;  ///< per local channel, its re-solved crossings
