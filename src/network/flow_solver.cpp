@@ -321,17 +321,21 @@ void FlowNetwork::visit(ChannelId c, double threshold, bool prune) {
   add_local(c, outside, outside_max, ch.capacity, caps, begin, end, false, true);
 }
 
-void FlowNetwork::rebuild_local(ChannelId c) {
-  // visit's sums again with the set complete (a member is a flow of the set), into the same Local
-  // (its members appended at the end of members_).
-  const Channel& ch = channels_[c];
-  Local& l = locals_[channel_marks_[c].local];
-  const auto begin = static_cast<std::uint32_t>(members_size_);
+template <bool kWithMax>
+FlowNetwork::MemberSums FlowNetwork::scan_members(const Channel& ch) {
+  // Without branches: whether an entry is a member (a flow of the set) is data-dependent (on
+  // the storm mix 37% of the entries, in no fixed pattern; the branching loop took 25% of the
+  // run), so every entry is written to members_ and the count advances only for members, and a
+  // non-member adds +0.0 to the member sums (and a member +0.0 to outside). Adding +0.0 leaves a
+  // sum of non-negative terms bit-for-bit as it was, so the sums are those of the branching loop,
+  // in the same order; std::max with +0.0 leaves outside_max (>= +0.0) as it was.
+  MemberSums sums;
+  sums.begin = static_cast<std::uint32_t>(members_size_);
   const std::size_t n = ch.flows.size();
   reserve_members(n);
   const std::uint32_t* flows = ch.flows.data();
   const double* rates = ch.rates.data();
-  std::uint32_t* out = members_.data() + begin;
+  std::uint32_t* out = members_.data() + sums.begin;
   const FlowHot* hot = hot_.data();
   const std::uint64_t epoch = epoch_;
   std::uint32_t count = 0;
@@ -342,23 +346,36 @@ void FlowNetwork::rebuild_local(ChannelId c) {
     const std::uint32_t g = flows[k];
     const FlowHot& h = hot[g];
     const bool member = h.mark == epoch;
-    const std::uint64_t mask = 0 - static_cast<std::uint64_t>(member);
+    const std::uint64_t mask = 0 - static_cast<std::uint64_t>(member);  // all ones if a member
     const double held = std::bit_cast<double>(std::bit_cast<std::uint64_t>(rates[k]) & ~mask);
     out[count] = g;
     count += static_cast<std::uint32_t>(member);
     outside += held;
-    outside_max = std::max(outside_max, held);
+    if constexpr (kWithMax) outside_max = std::max(outside_max, held);
     caps += std::bit_cast<double>(std::bit_cast<std::uint64_t>(h.cap) & mask);
   }
-  const std::uint32_t end = begin + count;
-  members_size_ = end;
-  l.outside = outside;
-  l.outside_max = outside_max;
-  l.remaining = std::max(0.0, ch.capacity - outside);
-  l.caps = caps;
-  l.weight = end - begin;
-  l.members_begin = begin;
-  l.members_end = end;
+  sums.end = sums.begin + count;
+  members_size_ = sums.end;
+  sums.outside = outside;
+  sums.outside_max = outside_max;
+  sums.caps = caps;
+  sums.dense = n <= count;
+  return sums;
+}
+
+void FlowNetwork::rebuild_local(ChannelId c) {
+  // visit's sums again with the set complete (a member is a flow of the set), into the same Local
+  // (its members appended at the end of members_).
+  const Channel& ch = channels_[c];
+  Local& l = locals_[channel_marks_[c].local];
+  const MemberSums sums = scan_members<true>(ch);
+  l.outside = sums.outside;
+  l.outside_max = sums.outside_max;
+  l.remaining = std::max(0.0, ch.capacity - sums.outside);
+  l.caps = sums.caps;
+  l.weight = sums.end - sums.begin;
+  l.members_begin = sums.begin;
+  l.members_end = sums.end;
 }
 
 void FlowNetwork::reserve_members(std::size_t n) {
@@ -442,37 +459,9 @@ void FlowNetwork::visit_boundary_exact(ChannelId c) {
   ChannelMark& cm = channel_marks_[c];
   cm.mark = epoch_;
   cm.local = static_cast<std::uint32_t>(locals_.size());
-  const auto begin = static_cast<std::uint32_t>(members_size_);
-  // Without branches: whether an entry is a member (a flow of the set) is data-dependent (on
-  // the storm mix 37% of the entries, in no fixed pattern; the branching loop took 25% of the
-  // run), so every entry is written to members_ and the count advances only for members, and a
-  // non-member adds +0.0 to the member sums (and a member +0.0 to outside). Adding +0.0 leaves a
-  // sum of non-negative terms bit-for-bit as it was, so the sums are those of the branching loop,
-  // in the same order.
-  const std::size_t n = ch.flows.size();
-  reserve_members(n);
-  const std::uint32_t* flows = ch.flows.data();
-  const double* rates = ch.rates.data();
-  std::uint32_t* out = members_.data() + begin;
-  const FlowHot* hot = hot_.data();
-  const std::uint64_t epoch = epoch_;
-  std::uint32_t count = 0;
-  double outside = 0.0;
-  double caps = 0.0;
-  for (std::size_t k = 0; k < n; ++k) {
-    const std::uint32_t g = flows[k];
-    const FlowHot& h = hot[g];
-    const bool member = h.mark == epoch;
-    const std::uint64_t mask = 0 - static_cast<std::uint64_t>(member);  // all ones if a member
-    out[count] = g;
-    count += static_cast<std::uint32_t>(member);
-    outside += std::bit_cast<double>(std::bit_cast<std::uint64_t>(rates[k]) & ~mask);
-    caps += std::bit_cast<double>(std::bit_cast<std::uint64_t>(h.cap) & mask);
-  }
-  const std::uint32_t end = begin + count;
-  members_size_ = end;
-  cm.dense = n <= count;
-  add_local(c, outside, 0.0, ch.capacity, caps, begin, end, true, true);
+  const MemberSums sums = scan_members<false>(ch);
+  cm.dense = sums.dense;
+  add_local(c, sums.outside, 0.0, ch.capacity, sums.caps, sums.begin, sums.end, true, true);
 }
 
 void FlowNetwork::fill() {

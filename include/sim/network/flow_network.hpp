@@ -251,6 +251,18 @@ class FlowNetwork {
   void resolve(const ChannelId* seeds, std::size_t seed_count, double threshold,
                const std::uint32_t* added, std::size_t added_count, bool prune);
   void visit(ChannelId c, double threshold, bool prune);
+  /// A channel's flows split into members (flows of the set, appended to members_) and held
+  /// ones: the held load, its largest rate (if kWithMax) and the members' caps.
+  struct MemberSums {
+    std::uint32_t begin = 0;
+    std::uint32_t end = 0;
+    double outside = 0.0;
+    double outside_max = 0.0;
+    double caps = 0.0;
+    bool dense = false;  // every flow on the channel is a member
+  };
+  template <bool kWithMax>
+  MemberSums scan_members(const Channel& ch);
   void rebuild_local(ChannelId c);
   void visit_boundary(ChannelId c, std::uint32_t begin, std::uint32_t end);
   void gather_boundary_members();
