@@ -13,9 +13,10 @@
 ///     comparing two events is one integer comparison;
 ///   - Top: an unsorted vector of the far-future events (time >= top_start_);
 ///   - rungs: arrays of buckets of width 2^shift ns, spawned on demand; rung 0 is built from
-///     Top (width from Top's time span / count, times kSpread), a bucket holding more than
-///     kThresh events is split into a finer child rung when it is reached, a smaller one is
-///     sorted into Bottom by a counting sort on time and an insertion sort;
+///     Top (width from Top's time span / count, times kSpread; reaching kTopReach times Top's
+///     span), a bucket holding more than kThresh events is split into a finer child rung of
+///     buckets of ~16-32 events when it is reached, a smaller one is sorted into Bottom by a
+///     counting sort on time and an insertion sort;
 ///   - Bottom: the near-future events, sorted by full key (exact order, FIFO among equal
 ///     times); it is refilled from the lowest non-empty bucket of the last rung. A Bottom that
 ///     grows by insertions is turned into a rung again, so inserting stays cheap.
@@ -174,6 +175,16 @@ class EventQueue {
   /// 8.0-9.6 (buckets of ~1,000 then often exceed kThresh and split; 14-16 with kThresh
   /// 8192); 128 10-14 and 256 ~8 (kThresh 100,000). kThresh is twice the usual bucket.
   static constexpr std::size_t kSpread = 32;
+  /// Rung 0 spans this many times Top's span when it is spawned (Tang et al.: once), so that
+  /// fewer events pass through Top (see spawn_from_top). Measured 2026-11-27 (session 17) at
+  /// N = 1e5 (hold model with the SimPy draw, 3 interleaved pairs, load ~3, M events/s): once
+  /// 38.0-39.2, twice 39.6-39.9 (+3.3%), four times 38.6-40.2 (+1.4% over twice, within noise).
+  /// Twice alone made the cancelling hold model at N = 1e5 20% slower: after a purge, Top
+  /// holds live events only, so rung 0's buckets are twice too wide once the stale entries
+  /// come back, exceed kThresh and were split into child rungs of ~1 event per bucket, now for
+  /// twice as long. Child rungs of ~16-32 events per bucket (refill_bottom) remove that: the
+  /// cancelling variants became 3-9% faster at N = 1e5 and 50-58% at N = 1e6.
+  static constexpr std::size_t kTopReach = 2;
   /// Rungs at most (Tang et al. use 8); the last rung's buckets go to Bottom whatever their size.
   static constexpr std::size_t kMaxRungs = 8;
 
@@ -289,8 +300,10 @@ class EventQueue {
   void bucket_add(Rung& r, std::size_t b, Key k);
   /// Adds the staged keys to their buckets (before anything reads or moves buckets).
   void flush_staged();
-  /// Appends bucket b's keys to `out`, frees its chunks and empties it.
-  void bucket_take(Rung& r, std::size_t b, std::vector<Key>& out);
+  /// Copies bucket b's keys to sort_scratch_[0, n) (grown as needed), counting them into
+  /// 2^bin_bits time bins in bin_ends_[1..] for sort_bottom (none if bin_bits is 0), frees
+  /// its chunks, empties it and returns n.
+  std::size_t bucket_take(Rung& r, std::size_t b, int bin_bits);
   /// Frees the slot (its callback destroyed, old handles no longer matching) for reuse.
   void release_slot(std::uint32_t slot) {
     Slot& s = slots_[slot];
@@ -300,15 +313,20 @@ class EventQueue {
     free_slot_ = slot;
   }
   [[gnu::always_inline]] inline void insert(Key k);
+  /// insert when the key does not go to rung 0: Top, a later rung or Bottom.
+  [[gnu::noinline]] void insert_other(Key k);
+  /// Stages key k (time t) for its bucket of rung r.
+  inline void stage(Rung& r, std::uint64_t t, Key k);
   void insert_bottom(Key k);
   /// Makes Bottom non-empty with a live front entry if any live event exists; false otherwise.
   bool settle_front();
   bool refill_bottom();
   void start_look_ahead(const Rung& r);
-  /// Sorts Bottom (a bucket's keys, all with times in [start, start + 2^shift)) by full key:
-  /// a counting sort into about n bins by time, then an insertion sort (keys move only
-  /// within their bin), or std::sort per bin when a bin holds more than kBinSortMax keys.
-  void sort_bottom(std::uint64_t start, int shift);
+  /// Sorts sort_scratch_[0, n) (a bucket's keys, all with times in [start, start + 2^shift))
+  /// into Bottom by full key: a counting sort into about n bins by time, then an insertion sort
+  /// (keys move only within their bin), or std::sort when that moves keys too often. The
+  /// keys were counted into 2^counted_bits bins by bucket_take (recounted if far from n).
+  void sort_bottom(std::size_t n, std::uint64_t start, int shift, int counted_bits);
   void step_look_ahead();
   Rung& open_rung(std::uint64_t start, int shift, std::size_t nbuckets);
   void spawn_from_top();
@@ -329,6 +347,9 @@ class EventQueue {
     Bucket* bucket;
     Key key;
   };
+  /// Measured 2026-11-27 (session 17, N = 1e5): 4 and 16 within noise of 8; no staging (a
+  /// direct add) 12% slower; requesting the chunk lines too, in a first pass of the flush,
+  /// 1.6% slower.
   static constexpr std::size_t kStaged = 8;
   Staged staged_[kStaged] = {};
   std::size_t staged_count_ = 0;
@@ -343,7 +364,7 @@ class EventQueue {
   std::size_t rung_count_ = 0;
   std::vector<Key> bottom_;              // sorted ascending from bottom_head_
   std::vector<std::uint32_t> bin_ends_;  // sort_bottom's bin boundaries
-  std::vector<Key> sort_scratch_;        // sort_bottom's output, swapped with bottom_
+  std::vector<Key> sort_scratch_;        // a bucket's keys on their way to Bottom
   std::size_t bottom_head_ = 0;
   std::size_t bottom_fill_ = 0;  // Bottom's size after its last refill
 
