@@ -30,6 +30,10 @@ RunOutcome Simulation::loop(Time limit) {
     }
     now_ = next.time;
     next.fn();
+    // A callable with a destructor is destroyed now, before the next event is chosen: the
+    // destructor may schedule events. The usual small lambda has none and is overwritten.
+    if (next.fn.needs_destroy()) [[unlikely]]
+      next.fn = nullptr;
     ++executed_;
     if (observer_ && executed_ % observer_every_ == 0) observer_();
   }

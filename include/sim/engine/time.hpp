@@ -71,11 +71,24 @@ inline std::int64_t checked_ns(double ns, const char* what) {
 // the same values as checking the rounded value, since rounding moves only values below 2^52.
 
 /// std::round(ns) (halves away from zero) as an integer, after checking ns.
+///
+/// Computed as trunc(ns + copysign(h, ns)) with h = 0.5 - 2^-54 (the largest double below 0.5):
+/// for ns >= 0 in [2^k, 2^(k+1)) with ulp u, write ns = n + f. If f <= 0.5 - u the exact sum is
+/// at most n + 1 - u - 2^-54, which rounds below n + 1 (the grid step there is u or 2u); if
+/// f >= 0.5 it is at least n + 1 - 2^-54, which rounds to n + 1 or above (and below n + 2),
+/// since 2^-54 is less than half of u >= 2^-52 (k >= 0); below 1, ns + h < 1 exactly when
+/// ns < 0.5 (0.5 + h = 1 - 2^-54 rounds to 1 by ties-to-even, as round(0.5) = 1); from 2^52
+/// on h is below half an ulp and ns is kept. Negative ns mirror this (truncation is toward
+/// zero). The older form (truncate, subtract, compare the fraction with +-0.5) gives the same
+/// results but puts a conversion back to double and a subtraction on the path from the time
+/// to the event's key; this one is an add and one conversion. Measured 2026-11-27 (hold model,
+/// N = 1e5): see bench/performance-notes.md, Session 17.
 inline std::int64_t round_ns(double ns, const char* what) {
-  const std::int64_t whole = checked_ns(ns, what);
-  const double frac = ns - static_cast<double>(whole);
-  // Branch-free: the fraction is as good as random, so a branch would be mispredicted often.
-  return whole + static_cast<std::int64_t>(frac >= 0.5) - static_cast<std::int64_t>(frac <= -0.5);
+  checked_ns(ns, what);
+  constexpr double kHalfDown = 0.49999999999999994;
+  if (ns >= 0.0) [[likely]]
+    return static_cast<std::int64_t>(ns + kHalfDown);
+  return static_cast<std::int64_t>(ns - kHalfDown);
 }
 
 /// std::ceil(ns) as an integer, after checking ns.
