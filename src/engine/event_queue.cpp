@@ -64,6 +64,10 @@ void EventQueue::throw_empty_callback() {
   throw std::invalid_argument("EventQueue::push: empty callback");
 }
 
+void EventQueue::drop(EventCallback& fn) noexcept {
+  fn = nullptr;
+}
+
 std::uint32_t EventQueue::grow_slots() {
   if (slots_.size() > kSlotMask) {
     throw std::length_error("EventQueue: more than 16,777,216 events pending at once");
@@ -146,19 +150,13 @@ void EventQueue::insert_other(Key k) {
   insert_bottom(k);
 }
 
-EventHandle EventQueue::commit(Time t, std::uint32_t slot, EventPhase phase) {
-  return commit_sequence(t, slot, phase, take_sequence());
-}
-
-EventHandle EventQueue::commit_sequence(Time t, std::uint32_t slot, EventPhase phase,
-                                        std::uint64_t sequence) {
+void EventQueue::commit_sequence(Time t, std::uint32_t slot, EventPhase phase,
+                                 std::uint64_t sequence) {
   const std::uint64_t tail =
       (static_cast<std::uint64_t>(phase) << kPhaseShift) | (sequence << kSequenceShift) | slot;
-  Slot& s = slots_[slot];
-  s.tail = tail;
+  slots_[slot].tail = tail;
   insert((static_cast<Key>(static_cast<std::uint64_t>(t.ns())) << 64) | tail);
   ++live_;
-  return {this, slot, s.generation};
 }
 
 void EventQueue::insert_bottom(Key k) {

@@ -30,6 +30,11 @@ RunOutcome Simulation::loop(Time limit) {
     }
     now_ = next.time;
     next.fn();
+    // A callable with a destructor is destroyed now, before the next event is chosen: the
+    // destructor may schedule events. The usual small lambda has none and is overwritten
+    // (emptying it after every event measured 1% slower, hold model N = 1e5, 2026-11-27).
+    if (next.fn.needs_destroy()) [[unlikely]]
+      next.fn = nullptr;
     ++executed_;
     if (observer_ && executed_ % observer_every_ == 0) observer_();
   }

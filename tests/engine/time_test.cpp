@@ -48,6 +48,15 @@ TEST(Time, InlineRoundingEqualsLibm) {
                             9007199254740993.0,
                             9.2e18,
                             -9.2e18};
+  // Halves and their neighbours where the grid step changes (the add in round_ns rounds).
+  for (const double base : {0.0, 1.0, 2.0, 1024.0, 0x1.0p51, 0x1.0p52 - 1.0, 0x1.0p52, 0x1.0p53}) {
+    for (const double half : {base + 0.5, base + 1.5, base - 0.5}) {
+      for (const double v : {std::nextafter(half, 0.0), half, std::nextafter(half, 1e300)}) {
+        ns.push_back(v);
+        ns.push_back(-v);
+      }
+    }
+  }
   std::uint64_t state = 12345;
   for (int i = 0; i < 100000; ++i) {
     // Random mantissa and a random binary exponent in [-20, 62].

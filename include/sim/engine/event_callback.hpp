@@ -54,6 +54,24 @@ class EventCallback {
   void assign(EventCallback&& o) noexcept { *this = std::move(o); }
   void assign(std::nullptr_t) noexcept { reset(); }
 
+  /// Whether a callable of type F may make an empty EventCallback (a null pointer, an empty
+  /// std::function or EventCallback): only then need a caller test the result.
+  template <class F>
+  static constexpr bool kMayBeEmpty =
+      std::is_pointer_v<std::decay_t<F>> || std::is_member_pointer_v<std::decay_t<F>> ||
+      detail::kIsStdFunction<std::decay_t<F>> || std::is_same_v<std::decay_t<F>, EventCallback> ||
+      std::is_same_v<std::decay_t<F>, std::nullptr_t>;
+  /// assign() without the tests and stores of a reset, for a callback known to hold nothing
+  /// to destroy: builds `f` (precondition: empty, as a free slot of the event queue), or takes
+  /// `o` (precondition: !needs_destroy(), as the run loop's holder of the last callback).
+  template <class F, class = std::enable_if_t<!std::is_same_v<std::decay_t<F>, EventCallback> &&
+                                              std::is_invocable_r_v<void, std::decay_t<F>&>>>
+  void assign_empty(F&& f) {
+    construct(std::forward<F>(f));
+  }
+  void assign_empty(EventCallback&& o) noexcept { take(o); }
+  void assign_empty(std::nullptr_t) noexcept {}
+
   EventCallback(EventCallback&& o) noexcept { take(o); }
   EventCallback& operator=(EventCallback&& o) noexcept {
     if (this != &o) {
@@ -71,6 +89,9 @@ class EventCallback {
   ~EventCallback() { reset(); }
 
   explicit operator bool() const { return invoke_ != nullptr; }
+  /// Whether dropping the callable needs a call (a destructor, or freeing a heap copy); false
+  /// for the usual small trivially copyable lambda, and when empty.
+  [[nodiscard]] bool needs_destroy() const { return manage_ != nullptr; }
   /// Calls the callable. Precondition: not empty.
   void operator()() const { invoke_(storage_); }
   /// A hint, no effect on behaviour: prefetches what the stored word at the front of the
