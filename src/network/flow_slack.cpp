@@ -113,13 +113,14 @@ void FlowNetwork::leave_slack(std::uint32_t slot) {
     } else {
       --ch.unbounded;
     }
-    if (!channel_marks_[c].idle && never_binds(ch)) settling_.push_back(c);
+    if (leave_out_idle_ && !channel_marks_[c].idle && never_binds(ch)) settling_.push_back(c);
   }
 }
 
 void FlowNetwork::wake(ChannelId c) {
   ChannelMark& cm = channel_marks_[c];
   Channel& ch = channels_[c];
+  ++stats_.channels_woken;
   cm.idle = false;
   cm.drift = kExactSum;
   cm.dense = false;
@@ -137,6 +138,14 @@ void FlowNetwork::settle_idle() {
     if (!channel_marks_[c].idle && never_binds(channels_[c])) channel_marks_[c].idle = true;
   }
   settling_.clear();
+}
+
+void FlowNetwork::keep_all_channels() {
+  leave_out_idle_ = false;
+  for (ChannelId c = 0; c < channels_.size(); ++c) {
+    if (channel_marks_[c].idle) wake(c);
+  }
+  stats_.channels_woken = 0;
 }
 
 void FlowNetwork::visit_idle(ChannelId c, double threshold, bool prune) {

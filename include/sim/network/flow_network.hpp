@@ -64,6 +64,7 @@ struct FlowNetworkStats {
   std::uint64_t lowered_levels = 0;   ///< channels whose local level did not hold (re-taken with
                                       ///< every flow above the level cut)
   std::uint64_t rate_changes = 0;     ///< flows that got a new rate (and finish time)
+  std::uint64_t channels_woken = 0;   ///< channels that could no longer be left out of the solve
   std::uint64_t flows_started = 0;
   std::uint64_t flows_finished = 0;
   std::uint64_t flows_cancelled = 0;
@@ -150,6 +151,10 @@ class FlowNetwork {
   [[nodiscard]] std::vector<FlowView> flows() const;
 
   [[nodiscard]] const FlowNetworkStats& stats() const { return stats_; }
+  /// For tests: keep every channel in the solve, including those that can never saturate
+  /// (docs/network.md "Rate allocation"); the rates are the same, bit for bit. Call before
+  /// starting flows.
+  void keep_all_channels();
   [[nodiscard]] const Topology& topology() const { return topology_; }
   RouteTable& routes() { return routes_; }
 
@@ -318,6 +323,7 @@ class FlowNetwork {
   bool local_levels_ = false;        ///< this pass takes local levels (see resolve)
   std::vector<ChannelId> stale_;     ///< expanded channels that held a flow that joined later
   std::vector<ChannelId> settling_;  ///< channels that may turn idle once re-solved
+  bool leave_out_idle_ = true;       ///< see keep_all_channels
   /// A re-solved flow's crossing of a boundary channel, recorded by the search (so that a
   /// boundary channel's members are found without scanning its flows): a list per channel.
   struct Crossing {
