@@ -65,7 +65,11 @@ namespace {
 // than 2^24 crossings of one channel the potential stays below 2^64.
 constexpr double kMaxBound = 1099511627776.0;
 
-// The flow's rate bound in whole bit/s rounded up, or nullopt-like `false` when unbounded.
+// Sets `units` to the flow's rate bound in whole bit/s, rounded up; false when it has none below
+// kMaxBound (or it is NaN). The bound takes every channel of the flow, the one it is counted on
+// included: that matters only where that channel's capacity is below the flow's other limits,
+// and then the flow alone brings the channel's potential to its capacity, so the channel does
+// not qualify either way. (A template only so as to take FlowNetwork's private types.)
 template <class Hot, class Channels>
 bool rate_bound(const Hot& h, const Channels& channels, std::uint64_t& units) {
   double bound = h.cap;

@@ -35,6 +35,9 @@
 // every flow above L turns pruning off (exact by (1) and (2) alone). On the storm mix of
 // bench_flow_mixes local levels take S from 72 to 34 flows per change, about 0.2 extra passes.
 //
+// (4) Channels that can never saturate (the sum of their flows' rate bounds fits) are left out
+// entirely, with the same rates bit for bit: flow_slack.cpp (ChannelMark::idle; visit_idle).
+//
 // A pass is one breadth-first search, then per channel the load left outside (a saturated
 // channel's members are the set's flows on it, known once the search is done; a boundary
 // channel's come from the crossings the search recorded, its held load from its load less their
