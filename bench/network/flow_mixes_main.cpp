@@ -141,11 +141,13 @@ int cmd_run(const std::vector<std::string>& args) {
   fmt::print(
       "mix={} flows={} finished={} cpu_s={:.3f} flows_per_s={:.0f} bursts={} "
       "mean_in_flight={:.1f} peak_in_flight={} simulated_s={:.0f} peak_rss_mb={:.1f} "
-      "recomputations={} flows_solved={} rate_changes={} extra_rounds={} lowered_levels={}\n",
+      "recomputations={} flows_solved={} rate_changes={} extra_rounds={} lowered_levels={} "
+      "channels_solved={} channels_woken={}\n",
       bench::to_string(mix), total, finished, cpu, static_cast<double>(total) / cpu, bursts,
       in_flight_sum / static_cast<double>(std::max<std::uint64_t>(1, bursts)), peak_in_flight,
       static_cast<double>(last_finish_ns) * 1e-9, static_cast<double>(self.ru_maxrss) / 1024.0,
-      st.recomputations, st.flows_solved, st.rate_changes, st.extra_rounds, st.lowered_levels);
+      st.recomputations, st.flows_solved, st.rate_changes, st.extra_rounds, st.lowered_levels,
+      st.channels_solved, st.channels_woken);
   return finished == total ? 0 : 1;
 }
 

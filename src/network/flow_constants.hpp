@@ -12,6 +12,9 @@ inline constexpr double kSameRate = 1e-12;
 // Flows down to this factor below the cut level join the re-solved set, so that rounding in the
 // level (or in rates that are equal in exact arithmetic) never leaves out a flow that changes.
 inline constexpr double kCutMargin = 1.0 - 1e-9;
+// A channel whose crossings sum to at most (1 - kFitSlack) of its capacity (less the margin)
+// saturates at no level: far above the rounding of such sums (n * 2^-53 of the capacity).
+inline constexpr double kFitSlack = 1e-6;
 inline constexpr double kInf = std::numeric_limits<double>::infinity();
 inline constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
 // A channel's entry for a flow attached but not yet solved (a new flow): above every threshold,

@@ -20,8 +20,10 @@ void FlowNetwork::attach(std::uint32_t slot) {
     f.pos[i] = static_cast<std::uint32_t>(ch.flows.size());
     ch.flows.push_back(slot);
     ch.rates.push_back(kUnsolved);
+    ch.sent += f.remaining;  // all of it, less what is left when it leaves (channel_bytes)
     channel_marks_[f.route.channels[i]].drift = flow::kExactSum;  // re-sum the held load
   }
+  join_slack(slot);
 }
 
 void FlowNetwork::detach(std::uint32_t slot) {
@@ -46,8 +48,10 @@ void FlowNetwork::detach(std::uint32_t slot) {
     }
     ch.flows.pop_back();
     ch.rates.pop_back();
+    ch.sent -= f.remaining;  // as of now: complete() set it to 0, cancel() advanced it
     channel_marks_[c].drift = flow::kExactSum;  // re-sum the held load
   }
+  leave_slack(slot);
 }
 
 void FlowNetwork::depart(std::uint32_t slot) {
@@ -61,16 +65,6 @@ void FlowNetwork::depart(std::uint32_t slot) {
     return;
   }
   resolve(h.channels, h.channel_count, level * kCutMargin, nullptr, 0, true);
-}
-
-void FlowNetwork::set_load(std::uint32_t channel, double load) {
-  Channel& ch = channels_[channel];
-  const Time now = sim_.now();
-  if (now != ch.last_change) {
-    ch.bytes += ch.load * (now - ch.last_change).to_seconds() / 8.0;
-    ch.last_change = now;
-  }
-  ch.load = load;
 }
 
 void FlowNetwork::advance(std::uint32_t slot) {

@@ -38,6 +38,7 @@ FlowNetwork::FlowNetwork(Simulation& sim, const Topology& topology)
   channel_marks_.resize(topology.channel_count());
   for (ChannelId c = 0; c < channels_.size(); ++c) {
     channels_[c].capacity = topology.channel_capacity_bps(c);
+    channel_marks_[c].idle = never_binds(channels_[c]);
   }
 }
 
@@ -195,9 +196,28 @@ const Route& FlowNetwork::route(FlowHandle h) const {
   return f->route;
 }
 
+double FlowNetwork::channel_load_bps(ChannelId c) const {
+  // Summed from the flows: the solver keeps no load for a channel that cannot saturate
+  // (flow_slack.cpp). A flow not yet solved (open batch) has rate 0.
+  double load = 0.0;
+  for (const std::uint32_t g : channels_.at(c).flows)
+    load += hot_[g].rate;
+  return load;
+}
+
 double FlowNetwork::channel_bytes(ChannelId c) const {
+  // The bytes the flows that crossed it have sent: every crossing's bytes at start (Channel::
+  // sent, less what was left of the flows that left) less what its flows still have to send.
   const Channel& ch = channels_.at(c);
-  return ch.bytes + ch.load * (sim_.now() - ch.last_change).to_seconds() / 8.0;
+  const Time now = sim_.now();
+  double left = 0.0;
+  for (const std::uint32_t g : ch.flows) {
+    const Flow& f = flows_[g];
+    const double rate = hot_[g].rate;
+    if (std::isinf(rate)) continue;
+    left += std::max(0.0, f.remaining - rate * (now - f.last_update).to_seconds() / 8.0);
+  }
+  return ch.sent - left;
 }
 
 std::vector<FlowNetwork::FlowView> FlowNetwork::flows() const {

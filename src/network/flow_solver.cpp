@@ -35,6 +35,9 @@
 // every flow above L turns pruning off (exact by (1) and (2) alone). On the storm mix of
 // bench_flow_mixes local levels take S from 72 to 34 flows per change, about 0.2 extra passes.
 //
+// (4) Channels that can never saturate (the sum of their flows' rate bounds fits) are left out
+// entirely, with the same rates bit for bit: flow_slack.cpp (ChannelMark::idle; visit_idle).
+//
 // A pass is one breadth-first search, then per channel the load left outside (a saturated
 // channel's members are the set's flows on it, known once the search is done; a boundary
 // channel's come from the crossings the search recorded, its held load from its load less their
@@ -54,6 +57,7 @@ namespace sim::net {
 
 using flow::kCutMargin;
 using flow::kExactSum;
+using flow::kFitSlack;
 using flow::kInf;
 using flow::kNone;
 using flow::kSameRate;
@@ -62,15 +66,13 @@ using flow::kUnsolved;
 namespace {
 // BoundaryList::head of a boundary channel summed flow by flow (no crossings recorded).
 constexpr std::uint32_t kScanned = kNone - 1;
-// arrival_level's fast path: a channel whose crossings sum to at most (1 - kFitSlack) of its
-// capacity saturates at no level.
-constexpr double kFitSlack = 1e-6;
 }  // namespace
 
 double FlowNetwork::arrival_level(const ChannelId* channels, std::size_t count) {
   double level = kInf;
   for (std::size_t i = 0; i < count; ++i) {
     const ChannelId c = channels[i];
+    if (channel_marks_[c].idle) continue;  // no level, or a higher one (flow_slack.cpp)
     if (std::find(channels, channels + i, c) != channels + i) continue;  // seen (chains)
     // Water-filling on one channel with every flow at its final rate: the others at their
     // rates, each new flow (marked kUnsolved, one entry per crossing) at its cap. The channel
@@ -129,6 +131,7 @@ double FlowNetwork::departure_level(std::uint32_t slot) const {
   double level = kInf;
   for (std::uint32_t i = 0; i < f.channel_count; ++i) {
     const ChannelId c = f.channels[i];
+    if (channel_marks_[c].idle) continue;  // unsaturated (its load is not kept)
     if (std::find(f.channels, f.channels + i, c) != f.channels + i) continue;  // seen (chains)
     const Channel& ch = channels_[c];
     // A channel counts as saturated a little early (safe: only lowers the level). It saturated
@@ -209,6 +212,7 @@ void FlowNetwork::resolve(const ChannelId* seeds, std::size_t seed_count, double
     ++stats_.extra_rounds;
   }
   commit();
+  settle_idle();
   completions_.arm();
 }
 
@@ -248,6 +252,10 @@ void FlowNetwork::visit(ChannelId c, double threshold, bool prune) {
   Channel& ch = channels_[c];
   ChannelMark& cm = channel_marks_[c];
   if (cm.mark == epoch_) return;
+  if (cm.idle) {
+    visit_idle(c, threshold, prune);
+    return;
+  }
   if (prune && ch.forced != resolve_id_ && ch.load < ch.capacity * kCutMargin) {
     // Unsaturated: defer; it joins as a boundary once the set is complete.
     if (cm.deferred != epoch_) {
@@ -498,7 +506,9 @@ void FlowNetwork::fill() {
     h.new_rate = rate;
     --unfrozen;
     for (std::uint32_t k = 0; k < h.channel_count; ++k) {
-      Local& l = locals_[channel_marks_[h.channels[k]].local];
+      const ChannelMark& cm = channel_marks_[h.channels[k]];
+      if (cm.idle) continue;  // not in the solve (flow_slack.cpp)
+      Local& l = locals_[cm.local];
       l.remaining -= rate;
       --l.weight;
     }
@@ -564,14 +574,17 @@ void FlowNetwork::commit() {
     FlowHot& h = hot_[g];
     const double old_rate = h.rate;
     const double new_rate = h.new_rate;
+    h.pending = false;
     h.changed = !(old_rate > 0.0 &&
                   std::fabs(new_rate - old_rate) <= kSameRate * std::max(new_rate, old_rate));
     if (!h.changed) continue;
     advance(g);
     h.rate = new_rate;
     const Flow& f = flows_[g];
-    for (std::uint32_t k = 0; k < h.channel_count; ++k)
-      channels_[h.channels[k]].rates[f.pos[k]] = new_rate;
+    for (std::uint32_t k = 0; k < h.channel_count; ++k) {
+      // An idle channel's rates are rebuilt when it wakes (flow_slack.cpp).
+      if (!channel_marks_[h.channels[k]].idle) channels_[h.channels[k]].rates[f.pos[k]] = new_rate;
+    }
     ++stats_.rate_changes;
     schedule_completion(g);
   }
@@ -599,7 +612,7 @@ void FlowNetwork::commit() {
       ++channel_marks_[l.channel].drift;
     }
     if (channels_[l.channel].flows.empty()) load = 0.0;
-    if (load != channels_[l.channel].load) set_load(l.channel, load);
+    channels_[l.channel].load = load;
   }
 }
 

@@ -64,6 +64,7 @@ struct FlowNetworkStats {
   std::uint64_t lowered_levels = 0;   ///< channels whose local level did not hold (re-taken with
                                       ///< every flow above the level cut)
   std::uint64_t rate_changes = 0;     ///< flows that got a new rate (and finish time)
+  std::uint64_t channels_woken = 0;   ///< channels that could no longer be left out of the solve
   std::uint64_t flows_started = 0;
   std::uint64_t flows_finished = 0;
   std::uint64_t flows_cancelled = 0;
@@ -129,9 +130,10 @@ class FlowNetwork {
   [[nodiscard]] std::size_t active_flows() const { return active_count_; }
 
   // Per-channel observations for metrics.
-  [[nodiscard]] double channel_load_bps(ChannelId c) const { return channels_.at(c).load; }
+  /// The sum of the rates of the flows on the channel (repeats counted).
+  [[nodiscard]] double channel_load_bps(ChannelId c) const;
   [[nodiscard]] double channel_utilisation(ChannelId c) const {
-    return channels_.at(c).load / channels_.at(c).capacity;
+    return channel_load_bps(c) / channels_.at(c).capacity;
   }
   /// Bytes that crossed the channel since time zero, up to the current simulated time.
   [[nodiscard]] double channel_bytes(ChannelId c) const;
@@ -149,6 +151,10 @@ class FlowNetwork {
   [[nodiscard]] std::vector<FlowView> flows() const;
 
   [[nodiscard]] const FlowNetworkStats& stats() const { return stats_; }
+  /// For tests: keep every channel in the solve, including those that can never saturate
+  /// (docs/network.md "Rate allocation"); the rates are the same, bit for bit. Call before
+  /// starting flows.
+  void keep_all_channels();
   [[nodiscard]] const Topology& topology() const { return topology_; }
   RouteTable& routes() { return routes_; }
 
@@ -190,6 +196,7 @@ class FlowNetwork {
     std::uint32_t channel_count = 0;
     bool frozen = false;
     bool changed = false;  ///< commit scratch: the rate changed in this recomputation
+    bool pending = false;  ///< attached, not yet solved (flow_slack.cpp)
     std::array<ChannelId, kInlineChannels> inline_channels{};
   };
   static_assert(sizeof(FlowHot) == 64);
@@ -199,8 +206,13 @@ class FlowNetwork {
     double load = 0.0;                 ///< sum of rates (bits/s), repeats counted
     std::vector<std::uint32_t> flows;  ///< flow slots, one entry per crossing
     std::vector<double> rates;         ///< their committed rates (parallel to flows)
-    double bytes = 0.0;                ///< moved up to last_change
-    Time last_change;
+    /// Bytes at start of the flows that joined, less the bytes left of those that left: the
+    /// bytes that crossed are this less the bytes the flows on it still have to send.
+    double sent = 0.0;
+    /// Sum over crossings of each flow's rate bound, whole bit/s rounded up, and the crossings
+    /// of flows without a finite bound (flow_slack.cpp).
+    std::uint64_t potential = 0;
+    std::uint32_t unbounded = 0;
     std::uint64_t forced = 0;   ///< == resolve_id_: expand even if unsaturated
     std::uint64_t lowered = 0;  ///< == resolve_id_: take every flow above the level cut
     bool dirty = false;         ///< membership changed inside the open batch
@@ -220,6 +232,9 @@ class FlowNetwork {
     /// crossings cost ~5%).
     bool dense = false;
     double level = 0.0;  ///< the lowest rate visit took in (local level or threshold)
+    /// Can never saturate (flow_slack.cpp): left out of the solve; its rates and load in
+    /// Channel are stale until it can bind again.
+    bool idle = false;
   };
 
   /// `route` and the `receivers` delivery latencies are copied into the slot's reused buffers.
@@ -229,7 +244,6 @@ class FlowNetwork {
   [[nodiscard]] const Flow* lookup(FlowHandle h) const;
   void attach(std::uint32_t slot);
   void detach(std::uint32_t slot);
-  void set_load(std::uint32_t channel, double load);
   void advance(std::uint32_t slot);
   void schedule_completion(std::uint32_t slot);
   void complete(std::uint32_t slot);
@@ -238,6 +252,13 @@ class FlowNetwork {
   /// Detaches a transferring flow with links and re-solves (or defers that to the batch end).
   void depart(std::uint32_t slot);
   void check_batch_time() const;
+  // Channels that can never saturate (flow_slack.cpp).
+  [[nodiscard]] static bool never_binds(const Channel& ch);
+  void join_slack(std::uint32_t slot);
+  void leave_slack(std::uint32_t slot);
+  void wake(ChannelId c);
+  void settle_idle();
+  void visit_idle(ChannelId c, double threshold, bool prune);
   void mark_dirty(std::uint32_t slot);
   /// Levels of progressive filling below which a change alters nothing (docs/network.md "Rate
   /// allocation"): flows with lower rates keep them. +inf when nothing but the flow itself
@@ -301,6 +322,8 @@ class FlowNetwork {
   std::vector<ChannelId> boundary_;  ///< unsaturated channels reached, not expanded
   bool local_levels_ = false;        ///< this pass takes local levels (see resolve)
   std::vector<ChannelId> stale_;     ///< expanded channels that held a flow that joined later
+  std::vector<ChannelId> settling_;  ///< channels that may turn idle once re-solved
+  bool leave_out_idle_ = true;       ///< see keep_all_channels
   /// A re-solved flow's crossing of a boundary channel, recorded by the search (so that a
   /// boundary channel's members are found without scanning its flows): a list per channel.
   struct Crossing {
