@@ -26,9 +26,10 @@ struct FlowSpec {
 };
 
 /// Parses the flows CSV (header `id,src,dst,bytes,start[,spine]` in any column order).
-/// Throws std::invalid_argument naming `file`, the line and the problem.
+/// Throws std::invalid_argument naming `file`, the line and the problem. `input_bytes`, the
+/// input's size if known, only sizes the result's first allocation.
 std::vector<FlowSpec> read_flows_csv(std::istream& in, const std::string& file,
-                                     const Topology& topology);
+                                     const Topology& topology, std::uintmax_t input_bytes = 0);
 
 struct FlowResult {
   FlowSpec spec;
