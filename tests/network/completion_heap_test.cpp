@@ -59,7 +59,7 @@ struct Tuning {
 constexpr std::size_t kNever = 1000000;
 // Default; always an array; always a heap, one sift per change; always a heap, rebuilt at every
 // arm with a change; switching often (the scripts hold up to kSlots entries).
-constexpr Tuning kTunings[] = {{32, 2, 2}, {kNever, 2, 2}, {0, kNever, 0}, {0, 0, 0}, {2, 3, 2}};
+constexpr Tuning kTunings[] = {{64, 2, 2}, {kNever, 2, 2}, {0, kNever, 0}, {0, 0, 0}, {2, 3, 2}};
 
 class Heap final : public Entries {
  public:
@@ -155,10 +155,12 @@ TEST(CompletionHeap, RunsCallbacksInTheOrderOfAnEventPerEntry) {
 }
 
 // Against the definition: each due slot is the live entry with the least (time, order of the
-// set() calls), checked at every pop, with rounds of up to 40 changes among 64 slots (so the
-// default tuning crosses between array and heap) and a counter small enough to renumber.
+// set() calls), checked at every pop, with rounds of up to 80 changes among 200 slots (so the
+// default tuning crosses between array and heap both ways) and a counter small enough to
+// renumber.
 TEST(CompletionHeap, PopsTheLeastTimeThenTheEarliestSet) {
   std::size_t pops = 0;
+  std::size_t crossings = 0;  // default tuning: above 2 * 64 entries, then 64 or fewer
   for (std::uint64_t seed = 1; seed <= 15; ++seed) {
     for (const Tuning& tuning : kTunings) {
       Simulation sim(seed, 9);
@@ -166,11 +168,20 @@ TEST(CompletionHeap, PopsTheLeastTimeThenTheEarliestSet) {
       std::map<std::uint32_t, std::pair<std::int64_t, std::uint64_t>> live;  // slot: time, call
       std::uint64_t calls = 0;
       int rounds = 300;
+      bool large = false;
       std::unique_ptr<CompletionHeap> heap;
+      const auto observe = [&] {
+        if (&tuning != &kTunings[0]) return;
+        if (heap->size() > 128) large = true;
+        if (large && heap->size() <= 64) {
+          large = false;
+          ++crossings;
+        }
+      };
       const auto change = [&] {
-        const auto n = rng.uniform_int(0, 40);
+        const auto n = rng.uniform_int(0, 80);
         for (std::uint64_t k = 0; k < n; ++k) {
-          const auto slot = static_cast<std::uint32_t>(rng.uniform_int(0, 63));
+          const auto slot = static_cast<std::uint32_t>(rng.uniform_int(0, 199));
           if (rng.uniform_int(0, 9) < 7) {
             const Time t = sim.now() + ns(static_cast<std::int64_t>(rng.uniform_int(0, 3)) * 5);
             heap->set(slot, t);
@@ -182,6 +193,7 @@ TEST(CompletionHeap, PopsTheLeastTimeThenTheEarliestSet) {
         }
         heap->arm();
         EXPECT_TRUE(heap->consistent());
+        observe();
       };
       heap = std::make_unique<CompletionHeap>(sim, [&](std::uint32_t slot) {
         const auto least = std::min_element(live.begin(), live.end(),
@@ -191,6 +203,7 @@ TEST(CompletionHeap, PopsTheLeastTimeThenTheEarliestSet) {
         ASSERT_EQ(sim.now().ns(), least->second.first);
         live.erase(least);
         ++pops;
+        observe();
         if (--rounds > 0) change();
       });
       heap->tune(tuning.small_max, tuning.bulk_min, tuning.bulk_factor);
@@ -201,6 +214,7 @@ TEST(CompletionHeap, PopsTheLeastTimeThenTheEarliestSet) {
     }
   }
   EXPECT_GT(pops, 10000u);
+  EXPECT_GE(crossings, 15u);
 }
 
 // Hand-checked: most entries re-keyed between two arms, ties broken by the order of the sets.

@@ -104,7 +104,7 @@ class CompletionHeap final : public SequenceHolder {
   bool heap_mode_ = false;
   std::size_t earliest_ = kUnknown;  ///< array mode: index of the earliest entry, if known
   // Measured on the three flow mixes: bench/performance-notes.md, session 18.
-  std::size_t small_max_ = 32;
+  std::size_t small_max_ = 64;
   std::size_t bulk_min_ = 2;
   std::size_t bulk_factor_ = 2;
   EventHandle armed_;
