@@ -114,13 +114,29 @@ class LineReader {
   bool eof_ = false;
 };
 
-// Flow ids seen so far: open addressing over a power-of-two table of the ids themselves, 0
-// marking an empty slot (id 0 is tracked on its own), so an insert touches one cache line and
-// allocates nothing.
+// Flow ids seen so far. Inputs usually number their flows in increasing order, and an id above
+// every earlier one cannot repeat one: the table is built (from the flows read so far) only once
+// an id comes out of order. It would cost a cache miss per line (the ids hash all over a table
+// of 2 MB at 1e5 flows): about half of the reading.
 class IdSet {
  public:
+  // False if id is among `before`'s ids, the flows read so far (in order).
+  bool insert(std::uint64_t id, const std::vector<FlowSpec>& before) {
+    if (!hashed_) {
+      // Until now every id was above the previous one, so the last is the largest.
+      if (before.empty() || id > before.back().id) return true;
+      hashed_ = true;
+      for (const FlowSpec& f : before)
+        add(f.id);
+    }
+    return add(id);
+  }
+
+ private:
+  // Open addressing over a power-of-two table of the ids themselves, 0 marking an empty slot
+  // (id 0 is tracked on its own), so an insert touches one cache line and allocates nothing.
   // False if id was already in the set.
-  bool insert(std::uint64_t id) {
+  bool add(std::uint64_t id) {
     if (id == 0) return !std::exchange(has_zero_, true);
     if (2 * (size_ + 1) > keys_.size()) grow();
     const std::size_t mask = keys_.size() - 1;
@@ -134,7 +150,6 @@ class IdSet {
     }
   }
 
- private:
   static std::size_t mix(std::uint64_t x) {
     x ^= x >> 33;
     x *= 0xff51afd7ed558ccdULL;
@@ -157,6 +172,7 @@ class IdSet {
   std::vector<std::uint64_t> keys_;
   std::size_t size_ = 0;
   bool has_zero_ = false;
+  bool hashed_ = false;
 };
 
 [[noreturn]] void fail(const std::string& file, std::size_t line, const std::string& msg) {
@@ -184,9 +200,14 @@ NodeId node_or_fail(const Topology& t, std::string_view name, const std::string&
 }  // namespace
 
 std::vector<FlowSpec> read_flows_csv(std::istream& in, const std::string& file,
-                                     const Topology& topology) {
+                                     const Topology& topology, std::uintmax_t input_bytes) {
   const std::vector<NodeId> spines = topology.nodes_of_kind(NodeKind::kSpine);
   std::vector<FlowSpec> out;
+  // Growing by doubling copies every flow about once more and touches twice the memory (page
+  // faults were a twentieth of a cloud-mix run). Room for a line per 16 bytes covers the usual
+  // ~45-byte lines with no growth; pages beyond the flows read are reserved, never touched. Past
+  // 2^22 flows (192 MB) the vector grows as usual.
+  out.reserve(static_cast<std::size_t>(std::min<std::uintmax_t>(input_bytes / 16, 1u << 22)));
   std::map<std::string, std::size_t> column;
   // Column indices, looked up once after the header (kAbsent: no such column).
   constexpr std::size_t kAbsent = ~std::size_t{0};
@@ -255,7 +276,7 @@ std::vector<FlowSpec> read_flows_csv(std::istream& in, const std::string& file,
         fail(file, line_no,
              fmt::format("column \"id\": expected an unsigned integer, found \"{}\"", s));
       }
-      if (!ids.insert(f.id)) {
+      if (!ids.insert(f.id, out)) {
         fail(file, line_no, fmt::format("column \"id\": flow id {} appears twice", f.id));
       }
     }
@@ -320,11 +341,71 @@ std::vector<FlowSpec> read_flows_csv(std::istream& in, const std::string& file,
   return out;
 }
 
-std::vector<FlowResult> simulate_flows(const Topology& topology,
-                                       const std::vector<FlowSpec>& flows) {
+namespace {
+
+constexpr NodeId kNoSpine = ~NodeId{0};
+
+// What a flow's run adds to its spec: 8 bytes plus 4, where a FlowResult (a copy of the spec and
+// a string) takes 88; at 1e5 flows that is 1.2 MB instead of 8.8 MB to fault in and fill.
+struct Outcome {
+  Time finish;
+  NodeId spine = kNoSpine;  ///< the route's first spine
+};
+
+// The bursts' start events, only the next one queued. Each burst takes its sequence number up
+// front, as pushing them all before the run did (one per burst, in order), and its event is
+// pushed with that number (push_reserved) when the previous burst runs: the queue orders by
+// (time, sequence), so every event runs where it ran. 22,000 queued events at 1e5 flows cost a
+// fifth of the run's page faults and a deeper queue for every completion.
+template <class StartOf, class Run>
+class BurstChain final : public SequenceHolder {
+ public:
+  BurstChain(EventQueue& queue, std::size_t n, StartOf start_of, const Run& run)
+      : queue_(queue), start_of_(start_of), run_(run) {
+    queue_.add_holder(this);  // first: taking a number may renumber the ones taken before
+    sequences_.reserve(n);
+    for (std::size_t j = 0; j < n; ++j)
+      sequences_.push_back(queue_.take_sequence());
+    if (n > 0) push(0);
+  }
+  BurstChain(const BurstChain&) = delete;
+  BurstChain& operator=(const BurstChain&) = delete;
+  ~BurstChain() {
+    queued_.cancel();  // if a burst threw, the next one's event captures this
+    queue_.remove_holder(this);
+  }
+
+  void held_sequences(std::vector<std::uint64_t>& out) const override {
+    out.insert(out.end(), sequences_.begin() + static_cast<std::ptrdiff_t>(next_),
+               sequences_.end());
+  }
+  void renumber_sequences(const std::vector<std::uint64_t>& sorted) override {
+    for (std::size_t j = next_; j < sequences_.size(); ++j)
+      sequences_[j] = EventQueue::renumbered_sequence(sorted, sequences_[j]);
+  }
+
+ private:
+  // Two words captured (this and j): std::function keeps the event inline, no allocation.
+  void push(std::size_t j) {
+    next_ = j + 1;
+    queued_ = queue_.push_reserved(start_of_(j), sequences_[j], [this, j] {
+      if (j + 1 < sequences_.size()) push(j + 1);
+      run_(j);
+    });
+  }
+
+  EventQueue& queue_;
+  StartOf start_of_;
+  const Run& run_;
+  std::vector<std::uint64_t> sequences_;  ///< by burst; those from next_ on are not pushed yet
+  std::size_t next_ = 0;
+  EventHandle queued_;
+};
+
+std::vector<Outcome> run_flows(const Topology& topology, const std::vector<FlowSpec>& flows) {
   Simulation sim;
   FlowNetwork net(sim, topology);
-  std::vector<FlowResult> results(flows.size());
+  std::vector<Outcome> results(flows.size());
   // Flows that start at the same instant (a burst of cold-start downloads) start in one event and
   // one BatchUpdate: one rate recomputation instead of one per flow. Max-min fairness depends only
   // on the set of flows, so the rates are those of starting them one by one (docs/network.md
@@ -340,7 +421,6 @@ std::vector<FlowResult> simulate_flows(const Topology& topology,
     std::stable_sort(order.begin(), order.end(), by_start);
   }
   const auto start_one = [&](std::size_t i) {
-    results[i].spec = flows[i];
     const FlowSpec& f = flows[i];
     FlowOptions options;
     options.route_key = f.id;
@@ -354,18 +434,14 @@ std::vector<FlowResult> simulate_flows(const Topology& topology,
     } catch (const std::invalid_argument& e) {
       throw std::invalid_argument(fmt::format("flow {} (line {}): {}", f.id, f.line, e.what()));
     }
-    // Built locally and moved in: GCC 12 warns falsely (-Wrestrict) on assigning a literal.
-    std::string spine(1, '-');
     for (const NodeId n : net.route(h).nodes) {
       if (topology.node(n).kind == NodeKind::kSpine) {
-        spine = topology.node(n).name;
+        results[i].spine = n;
         break;
       }
     }
-    results[i].spine = std::move(spine);
   };
-  // Bursts as [begin, end) ranges of order; bursts[j + 1] ends burst j. Each event captures two
-  // words (the runner and j) so that std::function keeps it inline: no allocation per burst.
+  // Bursts as [begin, end) ranges of order; bursts[j + 1] ends burst j.
   std::vector<std::size_t> bursts;
   for (std::size_t b = 0; b < order.size();) {
     bursts.push_back(b);
@@ -380,26 +456,22 @@ std::vector<FlowResult> simulate_flows(const Topology& topology,
     for (std::size_t k = bursts[j]; k < bursts[j + 1]; ++k)
       start_one(order[k]);
   };
-  for (std::size_t j = 0; j + 1 < bursts.size(); ++j) {
-    sim.schedule_at(flows[order[bursts[j]]].start, [run = &run_burst, j] { (*run)(j); });
-  }
+  BurstChain chain(
+      sim.queue(), bursts.size() - 1, [&](std::size_t j) { return flows[order[bursts[j]]].start; },
+      run_burst);
   sim.run();
   return results;
 }
 
-void write_flow_results(std::ostream& out, const Topology& topology,
-                        const std::vector<FlowResult>& results) {
-  // Formatted into one buffer, written in large pieces (a stream insertion per line cost more
-  // than the formatting).
+// Rows formatted into one buffer, written in large pieces (a stream insertion per line cost more
+// than the formatting). `row(buf, i)` appends row i.
+template <class Row>
+void write_rows(std::ostream& out, std::size_t n, const Row& row) {
   fmt::memory_buffer buf;
-  // The format compiled (FMT_COMPILE): no format string parsed per line; the same text.
   const std::string_view head = "id,src,dst,bytes,start_s,finish_s,duration_s,finish_ns,spine\n";
   buf.append(head.data(), head.data() + head.size());
-  for (const auto& r : results) {
-    fmt::format_to(fmt::appender(buf), FMT_COMPILE("{},{},{},{},{},{},{},{},{}\n"), r.spec.id,
-                   topology.node(r.spec.src).name, topology.node(r.spec.dst).name, r.spec.bytes,
-                   r.spec.start.to_seconds(), r.finish.to_seconds(),
-                   (r.finish - r.spec.start).to_seconds(), r.finish.ns(), r.spine);
+  for (std::size_t i = 0; i < n; ++i) {
+    row(buf, i);
     if (buf.size() >= (1u << 16)) {
       out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
       buf.clear();
@@ -408,15 +480,107 @@ void write_flow_results(std::ostream& out, const Topology& topology,
   out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
 }
 
+void format_row(fmt::memory_buffer& buf, const Topology& topology, const FlowSpec& spec,
+                Time finish, std::string_view spine) {
+  // The format compiled (FMT_COMPILE): no format string parsed per line. The doubles are those
+  // of "{}" with spec.bytes, spec.start.to_seconds(), finish.to_seconds() and (finish -
+  // spec.start).to_seconds().
+  fmt::format_to(fmt::appender(buf), FMT_COMPILE("{},{},{},"), spec.id,
+                 topology.node(spec.src).name, topology.node(spec.dst).name);
+  char numbers[4 * detail::kNumberChars];
+  char* end = detail::write_double(numbers, spec.bytes);
+  const auto field = [&end](char* e) {
+    *e = ',';
+    end = e + 1;
+  };
+  field(end);
+  field(detail::write_seconds(end, spec.start.ns()));
+  field(detail::write_seconds(end, finish.ns()));
+  field(detail::write_seconds(end, (finish - spec.start).ns()));
+  buf.append(numbers, end);
+  fmt::format_to(fmt::appender(buf), FMT_COMPILE("{},{}\n"), finish.ns(), spine);
+}
+
+std::string_view spine_name(const Topology& topology, NodeId spine) {
+  return spine == kNoSpine ? std::string_view("-") : std::string_view(topology.node(spine).name);
+}
+
+}  // namespace
+
+namespace detail {
+
+// The writing of doubles (fmt's shortest round trip, dragonbox) was a sixth of the rows' cost.
+// A time of n ns is written n * 1e-9; when that double is also the one nearest to the decimal
+// n / 10^9 (n / 1e9 is correctly rounded), that decimal is what the search finds: it reads back
+// to the double, and it is the only decimal of at most 15 significant digits that does (two of
+// them differ by more than 1e-15 relative, the double's rounding interval is narrower than
+// 2.3e-16 relative), so no shorter one exists. Times from 1e-4 s (fmt's fixed notation starts at
+// 1e-4) to 1e6 s (15 digits of ns) qualify; the rest goes to fmt.
+char* write_seconds(char* out, std::int64_t ns) {
+  const double v = Time::from_ns(ns).to_seconds();
+  constexpr std::int64_t kBillion = 1000000000;
+  if (ns < 100000 || ns >= 1000000000000000 || v != static_cast<double>(ns) / 1e9) {
+    return fmt::format_to(out, FMT_COMPILE("{}"), v);
+  }
+  out = fmt::format_to(out, FMT_COMPILE("{}"), ns / kBillion);
+  auto frac = static_cast<std::uint32_t>(ns % kBillion);
+  if (frac == 0) return out;
+  char digits[10];
+  digits[0] = '.';
+  for (int i = 9; i >= 1; --i, frac /= 10)
+    digits[i] = static_cast<char>('0' + frac % 10);
+  int len = 10;
+  while (digits[len - 1] == '0')
+    --len;
+  std::memcpy(out, digits, static_cast<std::size_t>(len));
+  return out + len;
+}
+
+char* write_double(char* out, double v) {
+  // An integer of at most 15 digits is its own shortest decimal (the argument above).
+  if (v >= 1.0 && v < 1e15 && v == std::floor(v)) {
+    return fmt::format_to(out, FMT_COMPILE("{}"), static_cast<std::uint64_t>(v));
+  }
+  return fmt::format_to(out, FMT_COMPILE("{}"), v);
+}
+
+}  // namespace detail
+
+std::vector<FlowResult> simulate_flows(const Topology& topology,
+                                       const std::vector<FlowSpec>& flows) {
+  const std::vector<Outcome> outcomes = run_flows(topology, flows);
+  std::vector<FlowResult> results(flows.size());
+  for (std::size_t i = 0; i < flows.size(); ++i) {
+    results[i].spec = flows[i];
+    results[i].finish = outcomes[i].finish;
+    results[i].spine = spine_name(topology, outcomes[i].spine);
+  }
+  return results;
+}
+
+void write_flow_results(std::ostream& out, const Topology& topology,
+                        const std::vector<FlowResult>& results) {
+  write_rows(out, results.size(), [&](fmt::memory_buffer& buf, std::size_t i) {
+    format_row(buf, topology, results[i].spec, results[i].finish, results[i].spine);
+  });
+}
+
 std::size_t run_flows_tool(const std::string& topology_path, const std::string& flows_path,
                            std::ostream& out) {
   const Topology topology = load_topology_file(topology_path);
   std::ifstream in(flows_path);
   if (!in) throw std::runtime_error(fmt::format("{}: cannot open the flows file", flows_path));
-  const std::vector<FlowSpec> flows = read_flows_csv(in, flows_path, topology);
-  const std::vector<FlowResult> results = simulate_flows(topology, flows);
-  write_flow_results(out, topology, results);
-  return results.size();
+  std::error_code size_error;
+  const std::uintmax_t size = std::filesystem::file_size(flows_path, size_error);
+  const std::vector<FlowSpec> flows =
+      read_flows_csv(in, flows_path, topology, size_error ? 0 : size);
+  // The same rows as write_flow_results(simulate_flows(...)), without building FlowResults.
+  const std::vector<Outcome> outcomes = run_flows(topology, flows);
+  write_rows(out, flows.size(), [&](fmt::memory_buffer& buf, std::size_t i) {
+    format_row(buf, topology, flows[i], outcomes[i].finish,
+               spine_name(topology, outcomes[i].spine));
+  });
+  return flows.size();
 }
 
 std::size_t run_flows_tool(const std::string& topology_path, const std::string& flows_path,

@@ -153,6 +153,20 @@ TEST(FlowsTool, ErrorsNameFileAndLine) {
             "\"1GB\"), found \"-5\"");
   EXPECT_EQ(error_of("id,src,dst,bytes,start\n1,h1,h2,5,0\n1,h1,h2,5,0\n"),
             "f.csv: line 3: column \"id\": flow id 1 appears twice");
+  // Ids in increasing order are not hashed until one comes out of order: a repeat is found
+  // whenever it comes, before or after the first id out of order.
+  EXPECT_EQ(error_of("id,src,dst,bytes,start\n4,h1,h2,5,0\n9,h1,h2,5,0\n9,h1,h2,5,0\n"),
+            "f.csv: line 4: column \"id\": flow id 9 appears twice");
+  EXPECT_EQ(error_of("id,src,dst,bytes,start\n4,h1,h2,5,0\n9,h1,h2,5,0\n4,h1,h2,5,0\n"),
+            "f.csv: line 4: column \"id\": flow id 4 appears twice");
+  EXPECT_EQ(error_of("id,src,dst,bytes,start\n4,h1,h2,5,0\n9,h1,h2,5,0\n6,h1,h2,5,0\n"
+                     "12,h1,h2,5,0\n6,h1,h2,5,0\n"),
+            "f.csv: line 6: column \"id\": flow id 6 appears twice");
+  EXPECT_EQ(error_of("id,src,dst,bytes,start\n4,h1,h2,5,0\n0,h1,h2,5,0\n9,h1,h2,5,0\n"
+                     "0,h1,h2,5,0\n"),
+            "f.csv: line 5: column \"id\": flow id 0 appears twice");
+  EXPECT_EQ(error_of("id,src,dst,bytes,start\n4,h1,h2,5,0\n2,h1,h2,5,0\n9,h1,h2,5,0\n"),
+            "no error");
   EXPECT_EQ(error_of("id,src,dst,bytes,start\n1,h1,h2,5\n"),
             "f.csv: line 2: expected 5 fields, found 4");
   EXPECT_EQ(error_of("id,src,dst,bytes,start,spine\n1,h1,h2,5,0,0\n"),

@@ -3,6 +3,7 @@
 /// times, so that the network model can be compared with other simulators on identical inputs.
 /// Input and output formats: docs/network.md "dcsim flows".
 
+#include <cstddef>
 #include <cstdint>
 #include <iosfwd>
 #include <optional>
@@ -25,9 +26,10 @@ struct FlowSpec {
 };
 
 /// Parses the flows CSV (header `id,src,dst,bytes,start[,spine]` in any column order).
-/// Throws std::invalid_argument naming `file`, the line and the problem.
+/// Throws std::invalid_argument naming `file`, the line and the problem. `input_bytes`, the
+/// input's size if known, only sizes the result's first allocation.
 std::vector<FlowSpec> read_flows_csv(std::istream& in, const std::string& file,
-                                     const Topology& topology);
+                                     const Topology& topology, std::uintmax_t input_bytes = 0);
 
 struct FlowResult {
   FlowSpec spec;
@@ -43,6 +45,16 @@ std::vector<FlowResult> simulate_flows(const Topology& topology,
 /// shortest form that reads back to the same double (full precision).
 void write_flow_results(std::ostream& out, const Topology& topology,
                         const std::vector<FlowResult>& results);
+
+namespace detail {
+/// Writes to `out` (room for kNumberChars) what fmt's "{}" writes for Time::from_ns(ns)
+/// .to_seconds() (the shortest decimal that reads back to the same double), and returns the end.
+/// Most times take a path without the general shortest-decimal search; tests compare the two.
+constexpr std::size_t kNumberChars = 32;
+char* write_seconds(char* out, std::int64_t ns);
+/// The same for a double (an integral byte count takes a path of its own).
+char* write_double(char* out, double v);
+}  // namespace detail
 
 /// The whole command: reads both files, simulates, writes CSV to `out`. Returns the number of
 /// flows. Throws (config::ConfigError, std::invalid_argument, std::runtime_error) with messages
