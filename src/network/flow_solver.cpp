@@ -488,18 +488,22 @@ void FlowNetwork::fill() {
     return a.share > b.share || (a.share == b.share && a.local > b.local);
   };
   share_heap_.clear();
-  for (std::uint32_t i = 0; i < locals_.size(); ++i) {
-    const Local& l = locals_[i];
-    if (l.weight == 0 || l.caps <= l.remaining) continue;
-    share_heap_.push_back(HeapEntry{l.remaining / l.weight, i});
+  std::size_t unfrozen = set_.size();
+  if (locals_.size() != 1 || !fill_single(min_cap, unfrozen)) {
+    for (std::uint32_t i = 0; i < locals_.size(); ++i) {
+      const Local& l = locals_[i];
+      if (l.weight == 0 || l.caps <= l.remaining) continue;
+      share_heap_.push_back(HeapEntry{l.remaining / l.weight, i});
+    }
+    std::make_heap(share_heap_.begin(), share_heap_.end(), later);
+  } else if (unfrozen == 0) {
+    return;
   }
-  std::make_heap(share_heap_.begin(), share_heap_.end(), later);
   // Caps matter only once the level reaches the smallest cap in the set; the cap heap (cap,
   // slot) is built then, from the flows still unfrozen (often few by that time).
   cap_heap_.clear();
   bool caps_built = false;
 
-  std::size_t unfrozen = set_.size();
   auto freeze = [&](std::uint32_t g, double rate) {
     FlowHot& h = hot_[g];
     h.frozen = true;
@@ -566,6 +570,30 @@ void FlowNetwork::fill() {
       if (!hot_[g].frozen) freeze(g, level);
     }
   }
+}
+
+bool FlowNetwork::fill_single(double min_cap, std::size_t& unfrozen) {
+  // The first round of fill's loop when the solve has one Local (the cloud mix: the store's
+  // egress; the other channels of its flows are idle) that stops its members below every cap:
+  // the same share (remaining / weight), level and freezes in members order, without the heap.
+  // The freezes leave the Local's remaining and weight as they are: with no other Local and this
+  // one out of the (empty) share heap, fill never reads them again. Anything else (no share, a
+  // cap at or below it, an infinite one) is left to the general loop.
+  Local& l = locals_[0];
+  if (l.weight == 0 || l.caps <= l.remaining) return false;
+  const double share = l.remaining / l.weight;
+  if (!(min_cap > share) || !(share < kInf)) return false;
+  const double level = std::max(0.0, share);
+  l.level = level;
+  FlowHot* hot = hot_.data();
+  for (std::uint32_t i = l.members_begin; i < l.members_end; ++i) {
+    FlowHot& h = hot[members_[i]];
+    if (h.frozen) continue;  // a chain's second crossing
+    h.frozen = true;
+    h.new_rate = level;
+    --unfrozen;
+  }
+  return true;
 }
 
 void FlowNetwork::commit() {

@@ -293,6 +293,7 @@ class FlowNetwork {
                  std::uint32_t begin, std::uint32_t end, bool boundary, bool exact);
   [[nodiscard]] bool boundary_holds(bool& prune);
   void fill();
+  bool fill_single(double min_cap, std::size_t& unfrozen);
   void commit();
 
   Simulation& sim_;
