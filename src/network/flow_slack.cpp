@@ -103,6 +103,10 @@ void FlowNetwork::join_slack(std::uint32_t slot) {
     const ChannelId c = h.channels[k];
     if (channel_marks_[c].idle && !never_binds(channels_[c])) wake(c);
   }
+  h.live = 0;
+  for (std::uint32_t k = 0; k < std::min(h.channel_count, kLiveBits); ++k) {
+    if (!channel_marks_[h.channels[k]].idle) h.live |= static_cast<std::uint8_t>(1U << k);
+  }
 }
 
 void FlowNetwork::leave_slack(std::uint32_t slot) {
@@ -126,6 +130,7 @@ void FlowNetwork::wake(ChannelId c) {
   Channel& ch = channels_[c];
   ++stats_.channels_woken;
   cm.idle = false;
+  set_live(c, true);
   cm.drift = kExactSum;
   cm.dense = false;
   double load = 0.0;
@@ -139,9 +144,25 @@ void FlowNetwork::wake(ChannelId c) {
 
 void FlowNetwork::settle_idle() {
   for (const ChannelId c : settling_) {
-    if (!channel_marks_[c].idle && never_binds(channels_[c])) channel_marks_[c].idle = true;
+    if (!channel_marks_[c].idle && never_binds(channels_[c])) {
+      channel_marks_[c].idle = true;
+      set_live(c, false);
+    }
   }
   settling_.clear();
+}
+
+void FlowNetwork::set_live(ChannelId c, bool live) {
+  // Every crossing of c (a chain's two included; a flow joining now is set again by join_slack).
+  for (const std::uint32_t g : channels_[c].flows) {
+    FlowHot& h = hot_[g];
+    if (h.channel_count > kLiveBits) continue;  // read from the marks (for_each_live)
+    for (std::uint32_t k = 0; k < h.channel_count; ++k) {
+      if (h.channels[k] != c) continue;
+      const auto bit = static_cast<std::uint8_t>(1U << k);
+      h.live = live ? h.live | bit : h.live & ~bit;
+    }
+  }
 }
 
 void FlowNetwork::keep_all_channels() {

@@ -129,20 +129,20 @@ double FlowNetwork::arrival_level(const ChannelId* channels, std::size_t count) 
 double FlowNetwork::departure_level(std::uint32_t slot) const {
   const FlowHot& f = hot_[slot];
   double level = kInf;
-  for (std::uint32_t i = 0; i < f.channel_count; ++i) {
+  // Idle channels are unsaturated (their loads are not kept): skipped.
+  for_each_live(f, [&](std::uint32_t i) {
     const ChannelId c = f.channels[i];
-    if (channel_marks_[c].idle) continue;  // unsaturated (its load is not kept)
-    if (std::find(f.channels, f.channels + i, c) != f.channels + i) continue;  // seen (chains)
+    if (std::find(f.channels, f.channels + i, c) != f.channels + i) return;  // seen (chains)
     const Channel& ch = channels_[c];
     // A channel counts as saturated a little early (safe: only lowers the level). It saturated
     // at the highest rate on it: the rate of the flows it froze.
-    if (ch.load < ch.capacity * kCutMargin) continue;
+    if (ch.load < ch.capacity * kCutMargin) return;
     double highest = 0.0;
     for (const double r : ch.rates) {
       if (r != kUnsolved) highest = std::max(highest, r);
     }
     level = std::min(level, highest);
-  }
+  });
   return level;
 }
 
@@ -180,7 +180,8 @@ void FlowNetwork::resolve(const ChannelId* seeds, std::size_t seed_count, double
       const auto index = static_cast<std::uint32_t>(expanded_++);
       const std::uint32_t slot = set_[index];
       const FlowHot& g = hot_[slot];
-      for (std::uint32_t k = 0; k < g.channel_count; ++k) {
+      // Inlined: called out of line (two call sites) it cost ~6% of the cloud mix in calls.
+      auto cross = [&](std::uint32_t k) __attribute__((always_inline)) {
         // Inline the common cases: a channel already visited, or already deferred as a boundary
         // in this pass (its state cannot change within a pass, so visit would defer it again).
         ChannelMark& cm = channel_marks_[g.channels[k]];
@@ -189,17 +190,25 @@ void FlowNetwork::resolve(const ChannelId* seeds, std::size_t seed_count, double
             cm.scan_start = kNone;  // once
             stale_.push_back(g.channels[k]);
           }
-          continue;
+          return;
         }
         if (cm.deferred != epoch_) {
           visit(g.channels[k], threshold, prune);
-          if (cm.mark == epoch_) continue;
+          if (cm.mark == epoch_) return;
         }
         BoundaryList& list = boundary_lists_[cm.local];
-        if (list.head == kScanned) continue;
+        if (list.head == kScanned) return;
         crossings_.push_back(Crossing{list.head, slot});
         list.head = static_cast<std::uint32_t>(crossings_.size() - 1);
         ++list.count;
+      };
+      // A pruned pass only marks an idle channel visited (visit_idle), which nothing but this
+      // loop reads: it is skipped. An unpruned one takes its flows in.
+      if (prune) {
+        for_each_live(g, cross);
+      } else {
+        for (std::uint32_t k = 0; k < g.channel_count; ++k)
+          cross(k);
       }
     }
     for (const ChannelId c : stale_)
@@ -488,30 +497,32 @@ void FlowNetwork::fill() {
     return a.share > b.share || (a.share == b.share && a.local > b.local);
   };
   share_heap_.clear();
-  for (std::uint32_t i = 0; i < locals_.size(); ++i) {
-    const Local& l = locals_[i];
-    if (l.weight == 0 || l.caps <= l.remaining) continue;
-    share_heap_.push_back(HeapEntry{l.remaining / l.weight, i});
+  std::size_t unfrozen = set_.size();
+  if (locals_.size() != 1 || !fill_single(min_cap, unfrozen)) {
+    for (std::uint32_t i = 0; i < locals_.size(); ++i) {
+      const Local& l = locals_[i];
+      if (l.weight == 0 || l.caps <= l.remaining) continue;
+      share_heap_.push_back(HeapEntry{l.remaining / l.weight, i});
+    }
+    std::make_heap(share_heap_.begin(), share_heap_.end(), later);
+  } else if (unfrozen == 0) {
+    return;
   }
-  std::make_heap(share_heap_.begin(), share_heap_.end(), later);
   // Caps matter only once the level reaches the smallest cap in the set; the cap heap (cap,
   // slot) is built then, from the flows still unfrozen (often few by that time).
   cap_heap_.clear();
   bool caps_built = false;
 
-  std::size_t unfrozen = set_.size();
   auto freeze = [&](std::uint32_t g, double rate) {
     FlowHot& h = hot_[g];
     h.frozen = true;
     h.new_rate = rate;
     --unfrozen;
-    for (std::uint32_t k = 0; k < h.channel_count; ++k) {
-      const ChannelMark& cm = channel_marks_[h.channels[k]];
-      if (cm.idle) continue;  // not in the solve (flow_slack.cpp)
-      Local& l = locals_[cm.local];
+    for_each_live(h, [&](std::uint32_t k) {  // idle channels are not in the solve
+      Local& l = locals_[channel_marks_[h.channels[k]].local];
       l.remaining -= rate;
       --l.weight;
-    }
+    });
   };
 
   while (unfrozen > 0) {
@@ -568,6 +579,30 @@ void FlowNetwork::fill() {
   }
 }
 
+bool FlowNetwork::fill_single(double min_cap, std::size_t& unfrozen) {
+  // The first round of fill's loop when the solve has one Local (the cloud mix: the store's
+  // egress; the other channels of its flows are idle) that stops its members below every cap:
+  // the same share (remaining / weight), level and freezes in members order, without the heap.
+  // The freezes leave the Local's remaining and weight as they are: with no other Local and this
+  // one out of the (empty) share heap, fill never reads them again. Anything else (no share, a
+  // cap at or below it, an infinite one) is left to the general loop.
+  Local& l = locals_[0];
+  if (l.weight == 0 || l.caps <= l.remaining) return false;
+  const double share = l.remaining / l.weight;
+  if (!(min_cap > share) || !(share < kInf)) return false;
+  const double level = std::max(0.0, share);
+  l.level = level;
+  FlowHot* hot = hot_.data();
+  for (std::uint32_t i = l.members_begin; i < l.members_end; ++i) {
+    FlowHot& h = hot[members_[i]];
+    if (h.frozen) continue;  // a chain's second crossing
+    h.frozen = true;
+    h.new_rate = level;
+    --unfrozen;
+  }
+  return true;
+}
+
 void FlowNetwork::commit() {
   // Only flows whose rate changed get new progress and a new finish time.
   for (const std::uint32_t g : set_) {
@@ -581,10 +616,8 @@ void FlowNetwork::commit() {
     advance(g);
     h.rate = new_rate;
     const Flow& f = flows_[g];
-    for (std::uint32_t k = 0; k < h.channel_count; ++k) {
-      // An idle channel's rates are rebuilt when it wakes (flow_slack.cpp).
-      if (!channel_marks_[h.channels[k]].idle) channels_[h.channels[k]].rates[f.pos[k]] = new_rate;
-    }
+    // An idle channel's rates are rebuilt when it wakes (flow_slack.cpp).
+    for_each_live(h, [&](std::uint32_t k) { channels_[h.channels[k]].rates[f.pos[k]] = new_rate; });
     ++stats_.rate_changes;
     schedule_completion(g);
   }
