@@ -184,10 +184,15 @@ double FlowNetwork::rate_bps(FlowHandle h) const {
 double FlowNetwork::remaining_bytes(FlowHandle h) const {
   const Flow* f = lookup(h);
   if (f == nullptr || f->state != State::kActive) return 0.0;
-  const double rate = hot_[h.slot].rate;
+  return remaining_now(h.slot);
+}
+
+double FlowNetwork::remaining_now(std::uint32_t slot) const {
+  const Flow& f = flows_[slot];
+  const double rate = hot_[slot].rate;
   if (std::isinf(rate)) return 0.0;
-  const double moved = rate * (sim_.now() - f->last_update).to_seconds() / 8.0;
-  return std::max(0.0, f->remaining - moved);
+  const double moved = rate * (sim_.now() - f.last_update).to_seconds() / 8.0;
+  return std::max(0.0, f.remaining - moved);
 }
 
 const Route& FlowNetwork::route(FlowHandle h) const {
@@ -209,14 +214,9 @@ double FlowNetwork::channel_bytes(ChannelId c) const {
   // The bytes the flows that crossed it have sent: every crossing's bytes at start (Channel::
   // sent, less what was left of the flows that left) less what its flows still have to send.
   const Channel& ch = channels_.at(c);
-  const Time now = sim_.now();
   double left = 0.0;
-  for (const std::uint32_t g : ch.flows) {
-    const Flow& f = flows_[g];
-    const double rate = hot_[g].rate;
-    if (std::isinf(rate)) continue;
-    left += std::max(0.0, f.remaining - rate * (now - f.last_update).to_seconds() / 8.0);
-  }
+  for (const std::uint32_t g : ch.flows)
+    left += remaining_now(g);
   return ch.sent - left;
 }
 

@@ -249,6 +249,9 @@ class FlowNetwork {
   void attach(std::uint32_t slot);
   void detach(std::uint32_t slot);
   void advance(std::uint32_t slot);
+  /// Bytes the transferring flow in `slot` still has to send now (what advance would leave),
+  /// without updating it.
+  [[nodiscard]] double remaining_now(std::uint32_t slot) const;
   void schedule_completion(std::uint32_t slot);
   void complete(std::uint32_t slot);
   void deliver(std::uint32_t slot, std::size_t receiver);
