@@ -31,6 +31,25 @@ function(sim_add_library name)
   sim_set_sanitizers(${name})
 endfunction()
 
+# sim_add_module(NAME SOURCES ... DEPS ...): one of dcsim's shared modules (sim/config/module.hpp),
+# loaded on first use by the command that needs it. It lands beside the dcsim executable
+# (SIM_MODULE_DIR), where the loader looks, and exports only the symbols marked visible.
+function(sim_add_module name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  add_library(${name} MODULE ${ARG_SOURCES})
+  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/include)
+  target_link_libraries(${name} PRIVATE ${ARG_DEPS})
+  set_target_properties(${name} PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${SIM_MODULE_DIR}
+                        CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
+  if(NOT SIM_SANITIZE AND NOT SIM_FUZZ)
+    # Every symbol resolved when linking, not at the first dlopen (sanitizer runtimes are
+    # resolved against the executable's).
+    target_link_options(${name} PRIVATE -Wl,-z,defs)
+  endif()
+  sim_set_warnings(${name})
+  sim_set_sanitizers(${name})
+endfunction()
+
 # sim_add_test(NAME SOURCES ... DEPS ... LABELS ... [SLOW Suite.Case ...]): a GoogleTest
 # executable whose cases are registered with ctest one by one and carry the given labels (unit,
 # golden, ...). The cases named in SLOW also carry the label `slow`: they run in the ci preset

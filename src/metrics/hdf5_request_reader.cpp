@@ -1,5 +1,5 @@
-// read_requests_h5: the reader of the file Hdf5RequestWriter writes (layout in
-// hdf5_request_writer.hpp).
+// The reader of the file Hdf5RequestWriter writes (layout in hdf5_request_writer.hpp), built into
+// dcsim's HDF5 module (hdf5_module.hpp); dcsim reaches it through read_requests_h5().
 
 #include <optional>
 #include <stdexcept>
@@ -9,8 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "hdf5_module.hpp"
 #include "hdf5_support.hpp"
-#include "sim/metrics/hdf5_request_writer.hpp"
 
 namespace sim::metrics {
 
@@ -104,7 +104,7 @@ std::vector<std::string> read_string_table(hid_t fid, const char* name,
 
 }  // namespace
 
-RequestFile read_requests_h5(const std::filesystem::path& path) {
+RequestFile h5::read_file(const std::filesystem::path& path) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) {
     throw bad_file(path, "no such file");

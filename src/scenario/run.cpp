@@ -96,7 +96,7 @@ std::unique_ptr<metrics::RequestWriter> make_request_writer(const std::string& k
                                                             const fs::path& dir,
                                                             const metrics::NameTables& names) {
   if (kind == "hdf5") {
-    return std::make_unique<metrics::Hdf5RequestWriter>(dir / "requests.h5", names);
+    return metrics::make_hdf5_request_writer(dir / "requests.h5", names);
   }
   if (kind == "csv") {
     return std::make_unique<metrics::CsvRequestWriter>(dir / "requests.csv", names);

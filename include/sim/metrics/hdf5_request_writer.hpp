@@ -25,6 +25,11 @@
 ///
 /// At most chunk_rows records are buffered in memory; each full buffer is appended to the
 /// datasets. The file is created under a temporary name and renamed into place by close().
+///
+/// The writer and the reader live in dcsim's HDF5 module, libdcsim_hdf5.so, which is loaded on
+/// first use (beside the dcsim executable, or in the build directory): only the runs that write
+/// requests.h5 load HDF5 (src/metrics/hdf5_module.hpp). Every function here throws
+/// std::runtime_error naming the module if it is missing.
 
 #include <filesystem>
 #include <memory>
@@ -57,9 +62,14 @@ class Hdf5RequestWriter final : public RequestWriter {
   [[nodiscard]] std::uint64_t records_written() const override;
 
  private:
-  struct Impl;
-  std::unique_ptr<Impl> impl_;
+  std::unique_ptr<RequestWriter> writer_;  // the module's
 };
+
+/// The requests.h5 writer itself, arguments as Hdf5RequestWriter's (which forwards to it).
+std::unique_ptr<RequestWriter> make_hdf5_request_writer(
+    std::filesystem::path path, NameTables names,
+    std::size_t chunk_rows = Hdf5RequestWriter::kDefaultChunkRows,
+    int deflate_level = Hdf5RequestWriter::kDefaultDeflateLevel);
 
 /// Everything in a requests.h5 file.
 struct RequestFile {
