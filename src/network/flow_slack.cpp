@@ -128,6 +128,14 @@ void FlowNetwork::leave_slack(std::uint32_t slot) {
 void FlowNetwork::wake(ChannelId c) {
   ChannelMark& cm = channel_marks_[c];
   Channel& ch = channels_[c];
+  // A member of a uniform channel that crosses c will cross two channels in the solve: the
+  // uniform one leaves the mode first (flow_uniform.cpp), so that the rates read below are kept.
+  if (uniform_count_ > 0) {
+    for (const std::uint32_t g : ch.flows) {
+      std::uint32_t k = 0;
+      if (const std::uint32_t u = uniform_member(g, k); u != kNone) exit_uniform(u, kNone);
+    }
+  }
   ++stats_.channels_woken;
   cm.idle = false;
   set_live(c, true);

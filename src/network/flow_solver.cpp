@@ -150,7 +150,12 @@ void FlowNetwork::resolve(const ChannelId* seeds, std::size_t seed_count, double
                           const std::uint32_t* added, std::size_t added_count, bool prune) {
   ++stats_.recomputations;
   ++resolve_id_;
+  // A uniform channel among the seeds is solved flow by flow (flow_uniform.cpp); the pruned
+  // search reaches no other (their members cross no other channel that is not idle), an unpruned
+  // one may reach any.
+  exit_uniform_on(seeds, seed_count, kNone);
   for (;;) {
+    if (!prune) exit_all_uniform();
     ++epoch_;
     set_.clear();
     expanded_ = 0;
@@ -222,6 +227,7 @@ void FlowNetwork::resolve(const ChannelId* seeds, std::size_t seed_count, double
   }
   commit();
   settle_idle();
+  try_enter_uniform();
   completions_.arm();
 }
 
@@ -604,7 +610,10 @@ bool FlowNetwork::fill_single(double min_cap, std::size_t& unfrozen) {
 }
 
 void FlowNetwork::commit() {
-  // Only flows whose rate changed get new progress and a new finish time.
+  // Only flows whose rate changed get new progress and a new finish time. The sequence numbers
+  // taken are noted for try_enter_uniform.
+  commit_sequences_ = 0;
+  renumbered_ = false;
   for (const std::uint32_t g : set_) {
     FlowHot& h = hot_[g];
     const double old_rate = h.rate;
@@ -619,7 +628,10 @@ void FlowNetwork::commit() {
     // An idle channel's rates are rebuilt when it wakes (flow_slack.cpp).
     for_each_live(h, [&](std::uint32_t k) { channels_[h.channels[k]].rates[f.pos[k]] = new_rate; });
     ++stats_.rate_changes;
-    schedule_completion(g);
+    if (const std::uint64_t seq = schedule_completion(g); seq != kNoSequence) {
+      if (commit_sequences_++ == 0) commit_first_sequence_ = seq;
+      commit_last_sequence_ = seq;
+    }
   }
   // Loads are rebuilt from the held load plus the committed rates, and an empty channel carries
   // exactly nothing. A boundary channel's held load summed flow by flow resets its drift; one
