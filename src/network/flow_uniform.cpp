@@ -133,20 +133,14 @@ bool FlowNetwork::uniform_saturated(const Uniform& u) const {
 
 namespace {
 // fill_single's conditions on the new share, and commit's test that every member's rate changes.
+// `sum_caps()`: the members' caps summed in ch.flows order (the Local's caps).
+template <class SumCaps>
 bool share_applies(double capacity, std::size_t weight, double min_cap, double max_cap,
-                   const std::vector<double>& caps, const double* more, std::size_t more_count,
-                   double old_rate, double& share) {
-  // The Local's caps (the members' caps summed in ch.flows order) must exceed its remaining
-  // capacity (the whole capacity: nothing is held). A sum of positive terms is at least its
-  // largest, so that decides unless the largest is at most the capacity.
-  if (!(max_cap > capacity)) {
-    double sum = 0.0;
-    for (const double c : caps)
-      sum += c;
-    for (std::size_t j = 0; j < more_count; ++j)
-      sum += more[j];
-    if (sum <= capacity) return false;
-  }
+                   const SumCaps& sum_caps, double old_rate, double& share) {
+  // The Local's caps must exceed its remaining capacity (the whole capacity: nothing is held). A
+  // sum of positive terms is at least its largest, so that decides unless the largest is at most
+  // the capacity.
+  if (!(max_cap > capacity) && sum_caps() <= capacity) return false;
   share = capacity / static_cast<double>(static_cast<std::uint32_t>(weight));
   if (!(min_cap > share) || !(share < kInf)) return false;
   share = std::max(0.0, share);
@@ -195,14 +189,17 @@ bool FlowNetwork::try_uniform_start(const std::uint32_t* added, std::size_t coun
     min_cap = std::min(min_cap, c);
     max_cap = std::max(max_cap, c);
   }
-  level_scratch_.clear();
-  for (std::size_t j = 0; j < count; ++j)
-    level_scratch_.push_back(hot_[added[j]].cap);
+  const auto sum_caps = [&] {
+    double sum = 0.0;
+    for (const double c : u.caps)
+      sum += c;
+    for (std::size_t j = 0; j < count; ++j)
+      sum += hot_[added[j]].cap;
+    return sum;
+  };
   double share = 0.0;
-  if (!share_applies(ch.capacity, m + count, min_cap, max_cap, u.caps, level_scratch_.data(), count,
-                     u.rate, share)) {
+  if (!share_applies(ch.capacity, m + count, min_cap, max_cap, sum_caps, u.rate, share))
     return false;
-  }
   for (std::size_t j = 0; j < count; ++j) {
     hot_[added[j]].pending = false;
     u.caps.push_back(hot_[added[j]].cap);
@@ -242,20 +239,22 @@ bool FlowNetwork::try_uniform_depart(std::uint32_t slot) {
   // The members after detach's swap: the last takes the leaver's place.
   double min_cap = kInf;
   double max_cap = 0.0;
-  level_scratch_.assign(u.caps.begin(), u.caps.end());
-  level_scratch_[p] = level_scratch_.back();
-  level_scratch_.pop_back();
-  for (const double c : level_scratch_) {
+  for (std::size_t k = 0; k < m; ++k) {
+    const double c = k == p ? kInf : u.caps[k];
     min_cap = std::min(min_cap, c);
-    max_cap = std::max(max_cap, c);
+    max_cap = std::max(max_cap, k == p ? 0.0 : c);
   }
+  const auto sum_caps = [&] {
+    double sum = 0.0;
+    for (std::size_t k = 0; k + 1 < m; ++k)
+      sum += k == p ? u.caps[m - 1] : u.caps[k];
+    return sum;
+  };
   double share = 0.0;
-  if (!share_applies(ch.capacity, m - 1, min_cap, max_cap, level_scratch_, nullptr, 0, u.rate,
-                     share)) {
-    return false;
-  }
+  if (!share_applies(ch.capacity, m - 1, min_cap, max_cap, sum_caps, u.rate, share)) return false;
   if (u.winner == slot) u.winner = kNone;  // its entry is gone (fired, or erased by cancel)
-  u.caps.swap(level_scratch_);
+  u.caps[p] = u.caps.back();
+  u.caps.pop_back();
   u.remaining[p] = u.remaining.back();
   u.remaining.pop_back();
   detach(slot);

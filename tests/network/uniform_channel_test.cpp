@@ -123,6 +123,49 @@ TEST(UniformChannels, TiesFinishInTheOrderOfTheCommit) {
   EXPECT_EQ(sim_a.now(), sim_b.now());
 }
 
+TEST(UniformChannels, CapsThatAllFitLeaveTheMode) {
+  // Four flows capped at 0.9 Gbit/s on the 2 Gbit/s link (0.25, 0.5, 1 and 1 Gbit). Up to two
+  // the link is idle (1.8 of 2 at most); the third wakes it, and its solve shares it, 2/3 each:
+  // the mode. The fourth joins on the record (no cap above the capacity: the caps summed, 3.6,
+  // exceed it): 0.5 each. The first finishes at 0.5 s and the three left share on the record
+  // again (2.7 > 2): 2/3 each. The second (0.25 Gbit left) finishes at 0.875 s: the two left fit
+  // at their caps (1.8 of 2), the link is put to sleep and the channel leaves the mode. Same
+  // numbers as per-flow commits, bit for bit.
+  const Stores s;
+  Simulation sim_a;
+  Simulation sim_b;
+  FlowNetwork a(sim_a, s.t);
+  FlowNetwork b(sim_b, s.t);
+  b.keep_rates_per_flow();
+  FlowOptions o;
+  o.rate_cap_bps = 0.9 * kG;
+  const std::vector<double> gbit{0.25, 0.5, 1.0, 1.0};
+  std::vector<Time> done_a(4);
+  std::vector<Time> done_b(4);
+  std::vector<FlowHandle> ha;
+  for (int i = 0; i < 4; ++i) {
+    ha.push_back(a.start(
+        s.stores[0], s.hosts[i], gbit[i] * kGbit, [&, i] { done_a[i] = sim_a.now(); }, o));
+    b.start(
+        s.stores[0], s.hosts[i], gbit[i] * kGbit, [&, i] { done_b[i] = sim_b.now(); }, o);
+    EXPECT_EQ(a.uniform_channels(), i >= 2 ? 1u : 0u) << i;
+  }
+  EXPECT_EQ(a.rate_bps(ha[1]), 0.5 * kG);
+  sim_a.run_until(ms(600));
+  sim_b.run_until(ms(600));
+  EXPECT_EQ(a.uniform_channels(), 1u);
+  EXPECT_EQ(a.rate_bps(ha[1]), 2 * kG / 3.0);
+  sim_a.run_until(ms(900));
+  sim_b.run_until(ms(900));
+  EXPECT_EQ(a.uniform_channels(), 0u);
+  EXPECT_EQ(a.rate_bps(ha[2]), 0.9 * kG);
+  sim_a.run();
+  sim_b.run();
+  EXPECT_EQ(done_a, done_b);
+  EXPECT_NEAR(done_a[0].to_seconds(), 0.5, 1e-9);
+  EXPECT_NEAR(done_a[1].to_seconds(), 0.875, 1e-9);
+}
+
 class UniformChannelProperty : public ::testing::TestWithParam<int> {};
 
 TEST_P(UniformChannelProperty, SameNumbersAsPerFlowCommits) {
