@@ -55,9 +55,11 @@ void FlowNetwork::detach(std::uint32_t slot) {
 }
 
 void FlowNetwork::depart(std::uint32_t slot) {
-  if (try_uniform_depart(slot)) return;
   FlowHot& h = hot_[slot];
-  exit_uniform_on(h.channels, h.channel_count, slot);
+  if (uniform_count_ > 0) {  // (tested here: most changes on most mixes have none)
+    if (try_uniform_depart(slot)) return;
+    exit_uniform_on(h.channels, h.channel_count, slot);
+  }
   const double level = batch_depth_ > 0 ? 0.0 : departure_level(slot);
   detach(slot);
   h.rate = 0.0;
@@ -82,24 +84,14 @@ void FlowNetwork::advance(std::uint32_t slot) {
   f.last_update = now;
 }
 
-bool FlowNetwork::finish_time(double remaining, double rate, Time now, Time& t) {
-  // The arithmetic is that of the event per flow the completion heap replaced, so the finish
-  // time is the same to the nanosecond.
-  if (!(rate > 0.0)) return false;  // stalled: cannot happen with positive capacities
-  const double secs = (remaining <= 0.0 || std::isinf(rate)) ? 0.0 : remaining * 8.0 / rate;
-  if (secs > 9.0e9) return false;  // beyond ~285 years of simulated time: never finishes
-  t = now + ceil_seconds(secs);
-  return true;
-}
-
-std::uint64_t FlowNetwork::schedule_completion(std::uint32_t slot) {
+void FlowNetwork::schedule_completion(std::uint32_t slot) {
   // Kept in completions_ (queued once it is the earliest).
   Time t;
   if (!finish_time(flows_[slot].remaining, hot_[slot].rate, sim_.now(), t)) {
     completions_.erase(slot);
-    return kNoSequence;
+    return;
   }
-  return completions_.set(slot, t);
+  completions_.set(slot, t);
 }
 
 void FlowNetwork::complete(std::uint32_t slot) {

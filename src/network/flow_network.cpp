@@ -163,8 +163,10 @@ FlowHandle FlowNetwork::launch(const Route& route, const Time* delivery_latency,
     batch_added_.push_back(slot);
     return handle;
   }
-  if (try_uniform_start(&slot, 1)) return handle;
-  exit_uniform_on(h.channels, h.channel_count, kNone);
+  if (uniform_count_ > 0) {
+    if (try_uniform_start(&slot, 1)) return handle;
+    exit_uniform_on(h.channels, h.channel_count, kNone);
+  }
   const double level = arrival_level(h.channels, h.channel_count);
   resolve(h.channels, h.channel_count, level * kCutMargin, &slot, 1, true);
   return handle;
@@ -276,8 +278,8 @@ void FlowNetwork::end_batch() {
     if (batch_departures_ == 0) {
       // Only starts (e.g. a burst of cold-start downloads): the level cut holds for all of them
       // together (arrival_level), and the pruned, verified solve applies as for one start.
-      if (!try_uniform_start(batch_added_.data(), batch_added_.size())) {
-        exit_uniform_on(dirty_.data(), dirty_.size(), kNone);
+      if (uniform_count_ == 0 || !try_uniform_start(batch_added_.data(), batch_added_.size())) {
+        if (uniform_count_ > 0) exit_uniform_on(dirty_.data(), dirty_.size(), kNone);
         const double level = arrival_level(dirty_.data(), dirty_.size());
         resolve(dirty_.data(), dirty_.size(), level * kCutMargin, batch_added_.data(),
                 batch_added_.size(), true);

@@ -153,9 +153,9 @@ void FlowNetwork::resolve(const ChannelId* seeds, std::size_t seed_count, double
   // A uniform channel among the seeds is solved flow by flow (flow_uniform.cpp); the pruned
   // search reaches no other (their members cross no other channel that is not idle), an unpruned
   // one may reach any.
-  exit_uniform_on(seeds, seed_count, kNone);
+  if (uniform_count_ > 0) exit_uniform_on(seeds, seed_count, kNone);
   for (;;) {
-    if (!prune) exit_all_uniform();
+    if (!prune && uniform_count_ > 0) exit_all_uniform();
     ++epoch_;
     set_.clear();
     expanded_ = 0;
@@ -227,7 +227,7 @@ void FlowNetwork::resolve(const ChannelId* seeds, std::size_t seed_count, double
   }
   commit();
   settle_idle();
-  try_enter_uniform();
+  if (uniform_enabled_ && locals_.size() == 1) try_enter_uniform();
   completions_.arm();
 }
 
@@ -610,9 +610,9 @@ bool FlowNetwork::fill_single(double min_cap, std::size_t& unfrozen) {
 }
 
 void FlowNetwork::commit() {
-  // Only flows whose rate changed get new progress and a new finish time. The sequence numbers
-  // taken are noted for try_enter_uniform.
-  commit_sequences_ = 0;
+  // Only flows whose rate changed get new progress and a new finish time. The first sequence
+  // number they take is noted for try_enter_uniform.
+  commit_first_sequence_ = sim_.queue().next_sequence();
   renumbered_ = false;
   for (const std::uint32_t g : set_) {
     FlowHot& h = hot_[g];
@@ -628,10 +628,7 @@ void FlowNetwork::commit() {
     // An idle channel's rates are rebuilt when it wakes (flow_slack.cpp).
     for_each_live(h, [&](std::uint32_t k) { channels_[h.channels[k]].rates[f.pos[k]] = new_rate; });
     ++stats_.rate_changes;
-    if (const std::uint64_t seq = schedule_completion(g); seq != kNoSequence) {
-      if (commit_sequences_++ == 0) commit_first_sequence_ = seq;
-      commit_last_sequence_ = seq;
-    }
+    schedule_completion(g);
   }
   // Loads are rebuilt from the held load plus the committed rates, and an empty channel carries
   // exactly nothing. A boundary channel's held load summed flow by flow resets its drift; one

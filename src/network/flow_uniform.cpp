@@ -329,8 +329,8 @@ void FlowNetwork::crown_uniform(Uniform& u) {
 void FlowNetwork::try_enter_uniform() {
   // After a per-flow commit: the solve had one Local, saturated, whose members were exactly the
   // flows on it and the whole set, each crossing it once and no other channel that is not idle,
-  // all re-rated to one finite rate, each given a finish time with consecutive sequence numbers
-  // in ch.flows order rotated (new flows first).
+  // all re-rated to one finite rate, each given a finish time (m numbers taken: one each, with
+  // no renumbering) in ch.flows order rotated (new flows first).
   if (!uniform_enabled_ || !leave_out_idle_ || locals_.size() != 1) return;
   const Local& l = locals_[0];
   const ChannelId c = l.channel;
@@ -338,7 +338,7 @@ void FlowNetwork::try_enter_uniform() {
   const std::size_t m = ch.flows.size();
   if (l.boundary || l.level < 0.0 || channel_marks_[c].idle || channel_marks_[c].uniform != kNone ||
       m == 0 || set_.size() != m || l.members_end - l.members_begin != m || renumbered_ ||
-      commit_sequences_ != m || commit_last_sequence_ - commit_first_sequence_ + 1 != m) {
+      sim_.queue().next_sequence() - commit_first_sequence_ != m) {
     return;
   }
   const double rate = hot_[set_[0]].rate;

@@ -24,6 +24,7 @@
 
 #include <array>
 #include <bit>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -286,11 +287,17 @@ class FlowNetwork {
   /// Bytes the transferring flow in `slot` still has to send now (what advance would leave),
   /// without updating it.
   [[nodiscard]] double remaining_now(std::uint32_t slot) const;
-  /// Returns the sequence number taken, or kNoSequence if the flow got no finish time.
-  std::uint64_t schedule_completion(std::uint32_t slot);
-  static constexpr std::uint64_t kNoSequence = ~std::uint64_t{0};
-  /// schedule_completion's arithmetic: false when the flow never finishes (no entry).
-  [[nodiscard]] static bool finish_time(double remaining, double rate, Time now, Time& t);
+  void schedule_completion(std::uint32_t slot);
+  /// schedule_completion's arithmetic: false when the flow never finishes (no entry). It is that
+  /// of the event per flow the completion heap replaced, so the finish time is the same to the
+  /// nanosecond.
+  [[nodiscard]] static bool finish_time(double remaining, double rate, Time now, Time& t) {
+    if (!(rate > 0.0)) return false;  // stalled: cannot happen with positive capacities
+    const double secs = (remaining <= 0.0 || std::isinf(rate)) ? 0.0 : remaining * 8.0 / rate;
+    if (secs > 9.0e9) return false;  // beyond ~285 years of simulated time: never finishes
+    t = now + ceil_seconds(secs);
+    return true;
+  }
   void complete(std::uint32_t slot);
   void deliver(std::uint32_t slot, std::size_t receiver);
   void release(std::uint32_t slot);
@@ -451,11 +458,8 @@ class FlowNetwork {
   std::vector<Uniform> uniform_;
   std::size_t uniform_count_ = 0;
   UniformBlocks uniform_blocks_;
-  bool renumbered_ = false;  ///< the queue renumbered since the last commit began
-  // The sequence numbers the last commit took: the first, the last and how many.
-  std::uint64_t commit_first_sequence_ = 0;
-  std::uint64_t commit_last_sequence_ = 0;
-  std::size_t commit_sequences_ = 0;
+  bool renumbered_ = false;                  ///< the queue renumbered since the last commit began
+  std::uint64_t commit_first_sequence_ = 0;  ///< the queue's next number as the last commit began
 };
 
 }  // namespace sim::net
