@@ -38,6 +38,9 @@
 // (4) Channels that can never saturate (the sum of their flows' rate bounds fits) are left out
 // entirely, with the same rates bit for bit: flow_slack.cpp (ChannelMark::idle; visit_idle).
 //
+// (5) A saturated channel whose flows cross no other channel in the solve and share one rate is
+// re-rated on one record, not flow by flow, with the same numbers bit for bit: flow_uniform.cpp.
+//
 // A pass is one breadth-first search, then per channel the load left outside (a saturated
 // channel's members are the set's flows on it, known once the search is done; a boundary
 // channel's come from the crossings the search recorded, its held load from its load less their
