@@ -81,9 +81,13 @@ bool rate_bound(const Hot& h, const Channels& channels, std::uint64_t& units) {
 }
 }  // namespace
 
+bool FlowNetwork::never_binds(double capacity, std::uint64_t potential, std::uint32_t unbounded) {
+  return unbounded == 0 && capacity > 0.0 &&
+         static_cast<double>(potential) <= capacity * kCutMargin * (1.0 - kFitSlack);
+}
+
 bool FlowNetwork::never_binds(const Channel& ch) {
-  return ch.unbounded == 0 && ch.capacity > 0.0 &&
-         static_cast<double>(ch.potential) <= ch.capacity * kCutMargin * (1.0 - kFitSlack);
+  return never_binds(ch.capacity, ch.potential, ch.unbounded);
 }
 
 void FlowNetwork::join_slack(std::uint32_t slot) {

@@ -225,17 +225,15 @@ bool FlowNetwork::try_uniform_depart(std::uint32_t slot) {
   double bound = h.cap;
   for (std::uint32_t k = 0; k < h.channel_count; ++k)
     bound = std::min(bound, channels_[h.channels[k]].capacity);
-  Channel after = Channel{};
-  after.capacity = ch.capacity;
-  after.potential = ch.potential;
-  after.unbounded = ch.unbounded;
+  std::uint64_t potential = ch.potential;
+  std::uint32_t unbounded = ch.unbounded;
   if (bound <= 1099511627776.0) {  // flow_slack.cpp's rate_bound
     units = static_cast<std::uint64_t>(std::ceil(std::max(0.0, bound)));
-    after.potential -= units;
+    potential -= units;
   } else {
-    --after.unbounded;
+    --unbounded;
   }
-  if (never_binds(after)) return false;
+  if (never_binds(ch.capacity, potential, unbounded)) return false;
   // The members after detach's swap: the last takes the leaver's place.
   double min_cap = kInf;
   double max_cap = 0.0;
@@ -312,8 +310,10 @@ void FlowNetwork::crown_uniform(Uniform& u) {
     for (std::size_t k = 0; k < m; ++k) {
       if (!(u.remaining[k] <= near)) continue;
       const std::size_t offset = (k + u.rotation) % m;
-      Time t;
-      if (offset < best_offset && finish_time(u.remaining[k], u.rate, u.since, t) && t == first) {
+      if (offset >= best_offset) continue;
+      Time t = first;  // the same bytes left: the same time (members of one burst)
+      if (u.remaining[k] != least && !finish_time(u.remaining[k], u.rate, u.since, t)) continue;
+      if (t == first) {
         best = k;
         best_offset = offset;
       }

@@ -306,6 +306,8 @@ class FlowNetwork {
   void check_batch_time() const;
   // Channels that can never saturate (flow_slack.cpp).
   [[nodiscard]] static bool never_binds(const Channel& ch);
+  [[nodiscard]] static bool never_binds(double capacity, std::uint64_t potential,
+                                        std::uint32_t unbounded);
   void join_slack(std::uint32_t slot);
   void leave_slack(std::uint32_t slot);
   void wake(ChannelId c);
