@@ -45,11 +45,12 @@ void CompletionHeap::sift_down(std::size_t i, Entry e) {
   place(i, e);
 }
 
-void CompletionHeap::set(std::uint32_t slot, Time t) {
+std::uint64_t CompletionHeap::set(std::uint32_t slot, Time t) {
   // The number is taken now, in call order, as an event pushed now would take it (taking it may
   // renumber, which rewrites the held numbers, pending_'s included).
   const std::uint64_t sequence = sim_.queue().take_sequence();
   pending_.push_back(Entry{t.ns(), sequence, slot});
+  return sequence;
 }
 
 // In place, without restoring the heap order.

@@ -56,6 +56,10 @@ void FlowNetwork::detach(std::uint32_t slot) {
 
 void FlowNetwork::depart(std::uint32_t slot) {
   FlowHot& h = hot_[slot];
+  if (uniform_count_ > 0) {  // (tested here: most changes on most mixes have none)
+    if (try_uniform_depart(slot)) return;
+    exit_uniform_on(h.channels, h.channel_count, slot);
+  }
   const double level = batch_depth_ > 0 ? 0.0 : departure_level(slot);
   detach(slot);
   h.rate = 0.0;
@@ -81,20 +85,13 @@ void FlowNetwork::advance(std::uint32_t slot) {
 }
 
 void FlowNetwork::schedule_completion(std::uint32_t slot) {
-  const Flow& f = flows_[slot];
-  const double rate = hot_[slot].rate;
-  // Kept in completions_ (queued once it is the earliest); the arithmetic is that of the event
-  // per flow this replaced, so the finish time is the same to the nanosecond.
-  if (!(rate > 0.0)) {  // stalled: cannot happen with positive capacities
+  // Kept in completions_ (queued once it is the earliest).
+  Time t;
+  if (!finish_time(flows_[slot].remaining, hot_[slot].rate, sim_.now(), t)) {
     completions_.erase(slot);
     return;
   }
-  const double secs = (f.remaining <= 0.0 || std::isinf(rate)) ? 0.0 : f.remaining * 8.0 / rate;
-  if (secs > 9.0e9) {  // beyond ~285 years of simulated time: never finishes
-    completions_.erase(slot);
-    return;
-  }
-  completions_.set(slot, sim_.now() + ceil_seconds(secs));
+  completions_.set(slot, t);
 }
 
 void FlowNetwork::complete(std::uint32_t slot) {

@@ -16,6 +16,7 @@ namespace sim::net {
 
 using flow::kCutMargin;
 using flow::kInf;
+using flow::kNone;
 
 namespace {
 void check_bytes(double bytes) {
@@ -40,9 +41,12 @@ FlowNetwork::FlowNetwork(Simulation& sim, const Topology& topology)
     channels_[c].capacity = topology.channel_capacity_bps(c);
     channel_marks_[c].idle = never_binds(channels_[c]);
   }
+  uniform_blocks_.net = this;
+  sim_.queue().add_holder(&uniform_blocks_);
 }
 
 FlowNetwork::~FlowNetwork() {
+  sim_.queue().remove_holder(&uniform_blocks_);
   // Pending events capture `this`: cancel them so that a Simulation outliving us never calls in
   // (completions_ cancels its own).
   for (auto& f : flows_) {
@@ -159,6 +163,10 @@ FlowHandle FlowNetwork::launch(const Route& route, const Time* delivery_latency,
     batch_added_.push_back(slot);
     return handle;
   }
+  if (uniform_count_ > 0) {
+    if (try_uniform_start(&slot, 1)) return handle;
+    exit_uniform_on(h.channels, h.channel_count, kNone);
+  }
   const double level = arrival_level(h.channels, h.channel_count);
   resolve(h.channels, h.channel_count, level * kCutMargin, &slot, 1, true);
   return handle;
@@ -178,7 +186,7 @@ bool FlowNetwork::active(FlowHandle h) const {
 
 double FlowNetwork::rate_bps(FlowHandle h) const {
   const Flow* f = lookup(h);
-  return (f != nullptr && f->state == State::kActive) ? hot_[h.slot].rate : 0.0;
+  return (f != nullptr && f->state == State::kActive) ? committed_rate(h.slot) : 0.0;
 }
 
 double FlowNetwork::remaining_bytes(FlowHandle h) const {
@@ -189,10 +197,18 @@ double FlowNetwork::remaining_bytes(FlowHandle h) const {
 
 double FlowNetwork::remaining_now(std::uint32_t slot) const {
   const Flow& f = flows_[slot];
-  const double rate = hot_[slot].rate;
+  double rate = hot_[slot].rate;
+  double remaining = f.remaining;
+  Time since = f.last_update;
+  std::uint32_t k = 0;
+  if (const std::uint32_t u = uniform_member(slot, k); u != kNone) {  // kept on its channel
+    rate = uniform_[u].rate;
+    remaining = uniform_[u].remaining[k];
+    since = uniform_[u].since;
+  }
   if (std::isinf(rate)) return 0.0;
-  const double moved = rate * (sim_.now() - f.last_update).to_seconds() / 8.0;
-  return std::max(0.0, f.remaining - moved);
+  const double moved = rate * (sim_.now() - since).to_seconds() / 8.0;
+  return std::max(0.0, remaining - moved);
 }
 
 const Route& FlowNetwork::route(FlowHandle h) const {
@@ -206,7 +222,7 @@ double FlowNetwork::channel_load_bps(ChannelId c) const {
   // (flow_slack.cpp). A flow not yet solved (open batch) has rate 0.
   double load = 0.0;
   for (const std::uint32_t g : channels_.at(c).flows)
-    load += hot_[g].rate;
+    load += committed_rate(g);
   return load;
 }
 
@@ -225,7 +241,8 @@ std::vector<FlowNetwork::FlowView> FlowNetwork::flows() const {
   for (std::uint32_t s = 0; s < flows_.size(); ++s) {
     const Flow& f = flows_[s];
     if (f.state != State::kActive || f.route.channels.empty()) continue;
-    out.push_back(FlowView{FlowHandle{s, f.serial}, &f.route.channels, hot_[s].rate, hot_[s].cap});
+    out.push_back(
+        FlowView{FlowHandle{s, f.serial}, &f.route.channels, committed_rate(s), hot_[s].cap});
   }
   return out;
 }
@@ -236,6 +253,7 @@ bool FlowNetwork::cancel(FlowHandle h) {
   if (f.state == State::kActive) {
     if (batch_depth_ > 0) check_batch_time();
     ++stats_.flows_cancelled;
+    materialize_member(h.slot);
     advance(h.slot);
     completions_.erase(h.slot);
     --active_count_;
@@ -260,9 +278,12 @@ void FlowNetwork::end_batch() {
     if (batch_departures_ == 0) {
       // Only starts (e.g. a burst of cold-start downloads): the level cut holds for all of them
       // together (arrival_level), and the pruned, verified solve applies as for one start.
-      const double level = arrival_level(dirty_.data(), dirty_.size());
-      resolve(dirty_.data(), dirty_.size(), level * kCutMargin, batch_added_.data(),
-              batch_added_.size(), true);
+      if (uniform_count_ == 0 || !try_uniform_start(batch_added_.data(), batch_added_.size())) {
+        if (uniform_count_ > 0) exit_uniform_on(dirty_.data(), dirty_.size(), kNone);
+        const double level = arrival_level(dirty_.data(), dirty_.size());
+        resolve(dirty_.data(), dirty_.size(), level * kCutMargin, batch_added_.data(),
+                batch_added_.size(), true);
+      }
     } else {
       // With departures every flow of the changed components is re-solved (threshold -inf).
       resolve(dirty_.data(), dirty_.size(), -kInf, nullptr, 0, false);

@@ -81,9 +81,13 @@ bool rate_bound(const Hot& h, const Channels& channels, std::uint64_t& units) {
 }
 }  // namespace
 
+bool FlowNetwork::never_binds(double capacity, std::uint64_t potential, std::uint32_t unbounded) {
+  return unbounded == 0 && capacity > 0.0 &&
+         static_cast<double>(potential) <= capacity * kCutMargin * (1.0 - kFitSlack);
+}
+
 bool FlowNetwork::never_binds(const Channel& ch) {
-  return ch.unbounded == 0 && ch.capacity > 0.0 &&
-         static_cast<double>(ch.potential) <= ch.capacity * kCutMargin * (1.0 - kFitSlack);
+  return never_binds(ch.capacity, ch.potential, ch.unbounded);
 }
 
 void FlowNetwork::join_slack(std::uint32_t slot) {
@@ -128,6 +132,14 @@ void FlowNetwork::leave_slack(std::uint32_t slot) {
 void FlowNetwork::wake(ChannelId c) {
   ChannelMark& cm = channel_marks_[c];
   Channel& ch = channels_[c];
+  // A member of a uniform channel that crosses c will cross two channels in the solve: the
+  // uniform one leaves the mode first (flow_uniform.cpp), so that the rates read below are kept.
+  if (uniform_count_ > 0) {
+    for (const std::uint32_t g : ch.flows) {
+      std::uint32_t k = 0;
+      if (const std::uint32_t u = uniform_member(g, k); u != kNone) exit_uniform(u, kNone);
+    }
+  }
   ++stats_.channels_woken;
   cm.idle = false;
   set_live(c, true);

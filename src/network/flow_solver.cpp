@@ -38,6 +38,9 @@
 // (4) Channels that can never saturate (the sum of their flows' rate bounds fits) are left out
 // entirely, with the same rates bit for bit: flow_slack.cpp (ChannelMark::idle; visit_idle).
 //
+// (5) A saturated channel whose flows cross no other channel in the solve and share one rate is
+// re-rated on one record, not flow by flow, with the same numbers bit for bit: flow_uniform.cpp.
+//
 // A pass is one breadth-first search, then per channel the load left outside (a saturated
 // channel's members are the set's flows on it, known once the search is done; a boundary
 // channel's come from the crossings the search recorded, its held load from its load less their
@@ -150,7 +153,12 @@ void FlowNetwork::resolve(const ChannelId* seeds, std::size_t seed_count, double
                           const std::uint32_t* added, std::size_t added_count, bool prune) {
   ++stats_.recomputations;
   ++resolve_id_;
+  // A uniform channel among the seeds is solved flow by flow (flow_uniform.cpp); the pruned
+  // search reaches no other (their members cross no other channel that is not idle), an unpruned
+  // one may reach any.
+  if (uniform_count_ > 0) exit_uniform_on(seeds, seed_count, kNone);
   for (;;) {
+    if (!prune && uniform_count_ > 0) exit_all_uniform();
     ++epoch_;
     set_.clear();
     expanded_ = 0;
@@ -222,6 +230,7 @@ void FlowNetwork::resolve(const ChannelId* seeds, std::size_t seed_count, double
   }
   commit();
   settle_idle();
+  if (uniform_enabled_ && locals_.size() == 1) try_enter_uniform();
   completions_.arm();
 }
 
@@ -604,7 +613,10 @@ bool FlowNetwork::fill_single(double min_cap, std::size_t& unfrozen) {
 }
 
 void FlowNetwork::commit() {
-  // Only flows whose rate changed get new progress and a new finish time.
+  // Only flows whose rate changed get new progress and a new finish time. The first sequence
+  // number they take is noted for try_enter_uniform.
+  commit_first_sequence_ = sim_.queue().next_sequence();
+  renumbered_ = false;
   for (const std::uint32_t g : set_) {
     FlowHot& h = hot_[g];
     const double old_rate = h.rate;

@@ -124,6 +124,17 @@ class EventQueue {
     if (next_sequence_ >> sequence_bits_ != 0) renumber();
     return next_sequence_++;
   }
+  /// The number take_sequence() would return now (unless it renumbers first).
+  [[nodiscard]] std::uint64_t next_sequence() const { return next_sequence_; }
+  /// `n` >= 1 consecutive numbers, taken now: the first is returned. Like n take_sequence()
+  /// calls, except that a renumbering (if the counter runs out) happens before the first, so that
+  /// the block stays consecutive (a holder must then report all n).
+  std::uint64_t take_sequences(std::uint64_t n) {
+    if ((next_sequence_ + n - 1) >> sequence_bits_ != 0) renumber();
+    const std::uint64_t first = next_sequence_;
+    next_sequence_ += n;
+    return first;
+  }
   /// Schedules `fn` at t >= 0 with a sequence number from take_sequence() (not used by a pending
   /// event). Otherwise like push.
   template <class F>

@@ -48,7 +48,13 @@ class CompletionHeap final : public SequenceHolder {
 
   /// Sets (or moves) slot's finish to t >= now, taking a sequence number now. The entry and the
   /// queued event follow at the next arm().
-  void set(std::uint32_t slot, Time t);
+  /// Returns the sequence number taken.
+  std::uint64_t set(std::uint32_t slot, Time t);
+  /// Like set, with a sequence number taken earlier (EventQueue::take_sequences) and still held
+  /// by someone registered with the queue (the flow network's uniform channels).
+  void set_reserved(std::uint32_t slot, Time t, std::uint64_t sequence) {
+    pending_.push_back(Entry{t.ns(), sequence, slot});
+  }
   /// Removes slot's finish, if any.
   void erase(std::uint32_t slot);
   [[nodiscard]] bool contains(std::uint32_t slot) const;

@@ -24,6 +24,7 @@
 
 #include <array>
 #include <bit>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -156,6 +157,12 @@ class FlowNetwork {
   /// (docs/network.md "Rate allocation"); the rates are the same, bit for bit. Call before
   /// starting flows.
   void keep_all_channels();
+  /// For tests: re-rate the flows of a channel one by one even where they all share one rate
+  /// (uniform channels, flow_uniform.cpp); the rates and finish times are the same, bit for bit.
+  /// Call before starting flows.
+  void keep_rates_per_flow() { uniform_enabled_ = false; }
+  /// For tests: the number of channels whose flows are kept as one (uniform channels).
+  [[nodiscard]] std::size_t uniform_channels() const { return uniform_count_; }
   [[nodiscard]] const Topology& topology() const { return topology_; }
   RouteTable& routes() { return routes_; }
 
@@ -239,6 +246,34 @@ class FlowNetwork {
     /// Can never saturate (flow_slack.cpp): left out of the solve; its rates and load in
     /// Channel are stale until it can bind again.
     bool idle = false;
+    /// Index in uniform_ while the channel's flows are kept as one (flow_uniform.cpp), or ~0.
+    std::uint32_t uniform = ~std::uint32_t{0};
+  };
+
+  /// A saturated channel whose flows all cross no other channel that is not idle and share one
+  /// rate (flow_uniform.cpp): their committed rate, progress and finish times are kept here, once,
+  /// and their FlowHot::rate, Flow::remaining and last_update, the channel's rates[] and load, and
+  /// every completion entry but the earliest one's are stale until the channel leaves the mode.
+  /// Members are ch.flows[0, m), m = remaining.size() (flows attached later are not members).
+  struct Uniform {
+    ChannelId channel = 0;
+    bool active = false;
+    double rate = 0.0;              ///< the members' committed rate (bits/s)
+    Time since;                     ///< when it was committed: every member's last_update
+    std::vector<double> remaining;  ///< per member: bytes left as of `since`
+    std::vector<double> caps;       ///< per member: FlowHot::cap
+    /// The commit took the block [sequence, sequence + block): member k took
+    /// sequence + (k + rotation) % m (the commit's order: new flows first).
+    std::uint64_t sequence = 0;
+    std::uint64_t block = 0;
+    std::uint32_t rotation = 0;
+    std::uint32_t winner = ~std::uint32_t{0};  ///< the member whose completion entry is kept
+  };
+  /// Reports the uniform channels' blocks of sequence numbers when the queue renumbers.
+  struct UniformBlocks final : SequenceHolder {
+    FlowNetwork* net = nullptr;
+    void held_sequences(std::vector<std::uint64_t>& out) const override;
+    void renumber_sequences(const std::vector<std::uint64_t>& sorted) override;
   };
 
   /// `route` and the `receivers` delivery latencies are copied into the slot's reused buffers.
@@ -253,6 +288,16 @@ class FlowNetwork {
   /// without updating it.
   [[nodiscard]] double remaining_now(std::uint32_t slot) const;
   void schedule_completion(std::uint32_t slot);
+  /// schedule_completion's arithmetic: false when the flow never finishes (no entry). It is that
+  /// of the event per flow the completion heap replaced, so the finish time is the same to the
+  /// nanosecond.
+  [[nodiscard]] static bool finish_time(double remaining, double rate, Time now, Time& t) {
+    if (!(rate > 0.0)) return false;  // stalled: cannot happen with positive capacities
+    const double secs = (remaining <= 0.0 || std::isinf(rate)) ? 0.0 : remaining * 8.0 / rate;
+    if (secs > 9.0e9) return false;  // beyond ~285 years of simulated time: never finishes
+    t = now + ceil_seconds(secs);
+    return true;
+  }
   void complete(std::uint32_t slot);
   void deliver(std::uint32_t slot, std::size_t receiver);
   void release(std::uint32_t slot);
@@ -261,6 +306,8 @@ class FlowNetwork {
   void check_batch_time() const;
   // Channels that can never saturate (flow_slack.cpp).
   [[nodiscard]] static bool never_binds(const Channel& ch);
+  [[nodiscard]] static bool never_binds(double capacity, std::uint64_t potential,
+                                        std::uint32_t unbounded);
   void join_slack(std::uint32_t slot);
   void leave_slack(std::uint32_t slot);
   void wake(ChannelId c);
@@ -316,6 +363,28 @@ class FlowNetwork {
     }
   }
   void set_live(ChannelId c, bool live);
+  // Uniform channels (flow_uniform.cpp).
+  /// The uniform_ index of the channel whose member `slot` is (and its index there), or ~0.
+  [[nodiscard]] std::uint32_t uniform_member(std::uint32_t slot, std::uint32_t& index) const;
+  [[nodiscard]] double committed_rate(std::uint32_t slot) const;
+  /// Writes a member's rate and progress back into its FlowHot and Flow (the channel stays).
+  void materialize_member(std::uint32_t slot);
+  /// Leaves the mode: every member's rate, progress and completion entry (but `skip`'s
+  /// progress and entry), the channel's rates[] and load, as the per-flow commits would have.
+  void exit_uniform(std::uint32_t index, std::uint32_t skip);
+  void exit_uniform_on(const ChannelId* channels, std::size_t count, std::uint32_t skip);
+  void exit_all_uniform();
+  [[nodiscard]] bool uniform_saturated(const Uniform& u) const;
+  /// The recomputation after the starts `added` (attached, all on one uniform channel and on no
+  /// other channel that is not idle) or the departure of member `slot`, done on the channel's
+  /// record; false (nothing changed) where the per-flow solve would not re-rate every member to
+  /// the channel's new share.
+  bool try_uniform_start(const std::uint32_t* added, std::size_t count);
+  bool try_uniform_depart(std::uint32_t slot);
+  void recommit_uniform(Uniform& u, double rate, const std::uint32_t* added, std::size_t count);
+  /// Gives the earliest member (Uniform::winner) its completion entry.
+  void crown_uniform(Uniform& u);
+  void try_enter_uniform();
   bool fill_single(double min_cap, std::size_t& unfrozen);
   void commit();
 
@@ -385,6 +454,14 @@ class FlowNetwork {
   std::vector<HeapEntry> share_heap_;  ///< min-heap of channel fair shares (lazy keys)
   std::vector<HeapEntry> cap_heap_;    ///< min-heap of (cap, slot) of unfrozen capped flows
   std::vector<double> level_scratch_;
+
+  // Uniform channels (flow_uniform.cpp).
+  bool uniform_enabled_ = true;
+  std::vector<Uniform> uniform_;
+  std::size_t uniform_count_ = 0;
+  UniformBlocks uniform_blocks_;
+  bool renumbered_ = false;                  ///< the queue renumbered since the last commit began
+  std::uint64_t commit_first_sequence_ = 0;  ///< the queue's next number as the last commit began
 };
 
 }  // namespace sim::net

@@ -1,0 +1,402 @@
+// Uniform channels: a saturated channel whose flows all cross no other channel that is not idle
+// and share one rate keeps their rate, progress and finish times once (docs/network.md "Uniform
+// channels"), with the same numbers, bit for bit, as re-rating them one by one.
+//
+// On the cloud mix every flow crosses the store's egress and every other channel it crosses is
+// idle (flow_slack.cpp), so each start or finish re-solved that one channel and re-rated its ~22
+// flows: per flow a scan entry, a freeze, its progress, its rate written twice and a finish time
+// (a division and a completion heap entry). Here that is done on the channel's record:
+//
+// - The rate. The per-flow solve of such a change is fill_single's: every flow on the channel is
+//   a member (the channel is saturated and its flows all have its highest rate, so the local
+//   level takes them all; a start's level cut is below it), the held load is +0.0, and the share
+//   is capacity / weight. try_uniform_start and try_uniform_depart check, with the solver's own
+//   expressions, every condition that path needs (saturation, the level cut, the caps, a rate
+//   that changes by more than kSameRate) and otherwise leave the change to the solver.
+// - Progress. Every member was last advanced at the channel's last commit (`since`) at its rate,
+//   so a commit advances all of them by one decrement rate * seconds / 8, computed as
+//   FlowNetwork::advance computes it, applied as max(0, remaining - d) in a tight loop over the
+//   record's array rather than over the flows' own records.
+// - Finish times. All members have one rate and one commit time, so finish times are monotone in
+//   the bytes left: the earliest is that of the member with the least. A commit takes the block
+//   of sequence numbers the per-flow commits would have taken (EventQueue::take_sequences; member
+//   k took sequence + (k + rotation) % m, new flows first), and only the earliest member's entry
+//   (its time, and among members finishing in the same nanosecond the lowest number) is in the
+//   completion heap. The heap's earliest entry, hence every event, is the same as with an entry
+//   per member; the others are written (exit_uniform) when the channel leaves the mode.
+//
+// A channel enters the mode after a per-flow commit that re-rated all of its flows, and only
+// they, to one rate (try_enter_uniform). It leaves it (exit_uniform: rates, progress, rates[],
+// load and completion entries written back as the per-flow commits would have left them) before
+// anything reads them: a change on it the record cannot take, a solve that may reach it, a wake
+// of an idle channel one of its members crosses. The observations read the record (rate_bps,
+// remaining_bytes, channel_load_bps, channel_bytes, flows); cancel writes the member back first.
+#include <algorithm>
+#include <cmath>
+
+#include "flow_constants.hpp"
+#include "sim/network/flow_network.hpp"
+
+namespace sim::net {
+
+using flow::kCutMargin;
+using flow::kInf;
+using flow::kNone;
+using flow::kSameRate;
+
+std::uint32_t FlowNetwork::uniform_member(std::uint32_t slot, std::uint32_t& index) const {
+  if (uniform_count_ == 0) return kNone;
+  const FlowHot& h = hot_[slot];
+  std::uint32_t found = kNone;
+  for_each_live(h, [&](std::uint32_t i) {
+    const std::uint32_t u = channel_marks_[h.channels[i]].uniform;
+    if (u == kNone) return;
+    const std::uint32_t p = flows_[slot].pos[i];
+    if (p < uniform_[u].remaining.size()) {
+      found = u;
+      index = p;
+    }
+  });
+  return found;
+}
+
+double FlowNetwork::committed_rate(std::uint32_t slot) const {
+  std::uint32_t k = 0;
+  const std::uint32_t u = uniform_member(slot, k);
+  return u == kNone ? hot_[slot].rate : uniform_[u].rate;
+}
+
+void FlowNetwork::materialize_member(std::uint32_t slot) {
+  std::uint32_t k = 0;
+  const std::uint32_t u = uniform_member(slot, k);
+  if (u == kNone) return;
+  Flow& f = flows_[slot];
+  f.remaining = uniform_[u].remaining[k];
+  f.last_update = uniform_[u].since;
+  hot_[slot].rate = uniform_[u].rate;
+}
+
+void FlowNetwork::exit_uniform(std::uint32_t index, std::uint32_t skip) {
+  Uniform& u = uniform_[index];
+  Channel& ch = channels_[u.channel];
+  const auto m = static_cast<std::uint32_t>(u.remaining.size());
+  // The commit summed the load from its held load (+0.0) in ch.flows order.
+  double load = 0.0;
+  for (std::uint32_t k = 0; k < m; ++k) {
+    const std::uint32_t g = ch.flows[k];
+    hot_[g].rate = u.rate;
+    ch.rates[k] = u.rate;
+    load += u.rate;
+    if (g == skip) continue;  // departing: its progress is already written
+    Flow& f = flows_[g];
+    f.remaining = u.remaining[k];
+    f.last_update = u.since;
+    Time t;
+    if (g != u.winner && finish_time(f.remaining, u.rate, u.since, t))
+      completions_.set_reserved(g, t, u.sequence + (k + u.rotation) % m);
+  }
+  ch.load = load;
+  channel_marks_[u.channel].uniform = kNone;
+  u.active = false;
+  u.remaining.clear();
+  u.caps.clear();
+  --uniform_count_;
+}
+
+void FlowNetwork::exit_uniform_on(const ChannelId* channels, std::size_t count,
+                                  std::uint32_t skip) {
+  if (uniform_count_ == 0) return;
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::uint32_t u = channel_marks_[channels[i]].uniform;
+    if (u != kNone) exit_uniform(u, skip);
+  }
+}
+
+void FlowNetwork::exit_all_uniform() {
+  for (std::uint32_t u = 0; uniform_count_ > 0 && u < uniform_.size(); ++u) {
+    if (uniform_[u].active) exit_uniform(u, kNone);
+  }
+}
+
+bool FlowNetwork::uniform_saturated(const Uniform& u) const {
+  // visit's and departure_level's test, on the load the last commit summed: m times the rate,
+  // from +0.0, in order. That sum is at least m * rate * (1 - (m - 1) 2^-53), so the product
+  // with a margin of 1e-12 decides for m < 1000; otherwise (or near the edge) it is summed.
+  const double bar = channels_[u.channel].capacity * kCutMargin;
+  const std::size_t m = u.remaining.size();
+  if (m < 1000 && static_cast<double>(m) * u.rate * (1.0 - 1e-12) >= bar) return true;
+  double load = 0.0;
+  for (std::size_t k = 0; k < m; ++k)
+    load += u.rate;
+  return load >= bar;
+}
+
+namespace {
+// fill_single's conditions on the new share, and commit's test that every member's rate changes.
+// `sum_caps()`: the members' caps summed in ch.flows order (the Local's caps).
+template <class SumCaps>
+bool share_applies(double capacity, std::size_t weight, double min_cap, double max_cap,
+                   const SumCaps& sum_caps, double old_rate, double& share) {
+  // The Local's caps must exceed its remaining capacity (the whole capacity: nothing is held). A
+  // sum of positive terms is at least its largest, so that decides unless the largest is at most
+  // the capacity.
+  if (!(max_cap > capacity) && sum_caps() <= capacity) return false;
+  share = capacity / static_cast<double>(static_cast<std::uint32_t>(weight));
+  if (!(min_cap > share) || !(share < kInf)) return false;
+  share = std::max(0.0, share);
+  return !(old_rate > 0.0 && std::fabs(share - old_rate) <= kSameRate * std::max(share, old_rate));
+}
+}  // namespace
+
+bool FlowNetwork::try_uniform_start(const std::uint32_t* added, std::size_t count) {
+  if (uniform_count_ == 0 || count == 0) return false;
+  // Every new flow: pending, with one channel that is not idle, the same uniform channel for all,
+  // crossed once, appended after the members in order (attach's order).
+  std::uint32_t index = kNone;
+  double new_min_cap = kInf;
+  double new_max_cap = 0.0;
+  double first_finite = kInf;  // the smallest finite cap among the new flows
+  for (std::size_t j = 0; j < count; ++j) {
+    const FlowHot& h = hot_[added[j]];
+    if (!h.pending || h.channel_count > kLiveBits || std::popcount(h.live) != 1) return false;
+    const auto i = static_cast<std::uint32_t>(std::countr_zero(h.live));
+    const std::uint32_t u = channel_marks_[h.channels[i]].uniform;
+    if (u == kNone || (index != kNone && u != index)) return false;
+    index = u;
+    if (flows_[added[j]].pos[i] != uniform_[u].remaining.size() + j) return false;
+    new_min_cap = std::min(new_min_cap, h.cap);
+    new_max_cap = std::max(new_max_cap, h.cap);
+    if (std::isfinite(h.cap)) first_finite = std::min(first_finite, h.cap);
+  }
+  Uniform& u = uniform_[index];
+  const Channel& ch = channels_[u.channel];
+  const std::size_t m = u.remaining.size();
+  if (m == 0 || ch.flows.size() != m + count || !uniform_saturated(u)) return false;
+  // arrival_level on the channel (the new flows' other channels are idle: no level). Sorted, its
+  // entries start with min(rate, the smallest finite new cap); the channel stops rising at the
+  // first when first * weight > capacity * kCutMargin (the fast path's total exceeds the load,
+  // which is saturated). The level cut must keep every member (visit's local level is the
+  // rate * kCutMargin, which the members meet).
+  const double weight = static_cast<double>(m + count);
+  const double first = std::min(u.rate, first_finite);
+  const double room = ch.capacity * kCutMargin;
+  if (!(first * weight > room)) return false;
+  const double cut = std::max(0.0, room / weight) * kCutMargin;
+  if (!(cut <= u.rate)) return false;
+  double min_cap = new_min_cap;
+  double max_cap = new_max_cap;
+  for (const double c : u.caps) {
+    min_cap = std::min(min_cap, c);
+    max_cap = std::max(max_cap, c);
+  }
+  const auto sum_caps = [&] {
+    double sum = 0.0;
+    for (const double c : u.caps)
+      sum += c;
+    for (std::size_t j = 0; j < count; ++j)
+      sum += hot_[added[j]].cap;
+    return sum;
+  };
+  double share = 0.0;
+  if (!share_applies(ch.capacity, m + count, min_cap, max_cap, sum_caps, u.rate, share))
+    return false;
+  for (std::size_t j = 0; j < count; ++j) {
+    hot_[added[j]].pending = false;
+    u.caps.push_back(hot_[added[j]].cap);
+  }
+  recommit_uniform(u, share, added, count);
+  return true;
+}
+
+bool FlowNetwork::try_uniform_depart(std::uint32_t slot) {
+  if (uniform_count_ == 0 || batch_depth_ > 0) return false;
+  std::uint32_t p = 0;
+  const std::uint32_t index = uniform_member(slot, p);
+  if (index == kNone) return false;
+  Uniform& u = uniform_[index];
+  Channel& ch = channels_[u.channel];
+  const std::size_t m = u.remaining.size();
+  if (m < 2 || ch.flows.size() != m || !uniform_saturated(u)) return false;
+  // departure_level is the rate (saturated, every rate equal); the cut rate * kCutMargin and
+  // visit's local level keep every member. After the leave the channel must still bind (else the
+  // solver would put it to sleep).
+  const FlowHot& h = hot_[slot];
+  std::uint64_t units = 0;
+  double bound = h.cap;
+  for (std::uint32_t k = 0; k < h.channel_count; ++k)
+    bound = std::min(bound, channels_[h.channels[k]].capacity);
+  std::uint64_t potential = ch.potential;
+  std::uint32_t unbounded = ch.unbounded;
+  if (bound <= 1099511627776.0) {  // flow_slack.cpp's rate_bound
+    units = static_cast<std::uint64_t>(std::ceil(std::max(0.0, bound)));
+    potential -= units;
+  } else {
+    --unbounded;
+  }
+  if (never_binds(ch.capacity, potential, unbounded)) return false;
+  // The members after detach's swap: the last takes the leaver's place.
+  double min_cap = kInf;
+  double max_cap = 0.0;
+  for (std::size_t k = 0; k < m; ++k) {
+    const double c = k == p ? kInf : u.caps[k];
+    min_cap = std::min(min_cap, c);
+    max_cap = std::max(max_cap, k == p ? 0.0 : c);
+  }
+  const auto sum_caps = [&] {
+    double sum = 0.0;
+    for (std::size_t k = 0; k + 1 < m; ++k)
+      sum += k == p ? u.caps[m - 1] : u.caps[k];
+    return sum;
+  };
+  double share = 0.0;
+  if (!share_applies(ch.capacity, m - 1, min_cap, max_cap, sum_caps, u.rate, share)) return false;
+  if (u.winner == slot) u.winner = kNone;  // its entry is gone (fired, or erased by cancel)
+  u.caps[p] = u.caps.back();
+  u.caps.pop_back();
+  u.remaining[p] = u.remaining.back();
+  u.remaining.pop_back();
+  detach(slot);
+  hot_[slot].rate = 0.0;
+  recommit_uniform(u, share, nullptr, 0);
+  return true;
+}
+
+void FlowNetwork::recommit_uniform(Uniform& u, double rate, const std::uint32_t* added,
+                                   std::size_t count) {
+  // What resolve and commit count and do, on the record: the members' progress (the new flows
+  // start now), the new rate, the block of sequence numbers in the commit's order (new flows
+  // first), and the earliest member's completion entry.
+  ++stats_.recomputations;
+  ++resolve_id_;
+  ++epoch_;
+  const Time now = sim_.now();
+  if (now != u.since) {
+    const double d = u.rate * (now - u.since).to_seconds() / 8.0;
+    for (double& r : u.remaining)
+      r = std::max(0.0, r - d);
+  }
+  for (std::size_t j = 0; j < count; ++j)
+    u.remaining.push_back(flows_[added[j]].remaining);
+  const std::size_t m = u.remaining.size();
+  stats_.flows_solved += m;
+  stats_.channels_solved += 1;
+  stats_.rate_changes += m;
+  u.rate = rate;
+  u.since = now;
+  u.sequence = sim_.queue().take_sequences(m);
+  u.block = m;
+  u.rotation = static_cast<std::uint32_t>(count);
+  crown_uniform(u);
+  settle_idle();
+  completions_.arm();
+}
+
+void FlowNetwork::crown_uniform(Uniform& u) {
+  // The earliest member: the least bytes left (finish times are monotone in them), and among
+  // members finishing in the same nanosecond the lowest sequence number. A member more than
+  // 1e-9 (relative) plus 80 ns of transfer above the least finishes later for sure (far above the
+  // rounding of the division and of the conversion to nanoseconds).
+  const std::size_t m = u.remaining.size();
+  const std::uint32_t previous = u.winner;
+  u.winner = kNone;
+  double least = kInf;
+  for (const double r : u.remaining)
+    least = std::min(least, r);
+  Time first;
+  if (finish_time(least, u.rate, u.since, first)) {
+    const double near = least * (1.0 + 1e-9) + u.rate * 1e-8;
+    std::size_t best = m;
+    std::size_t best_offset = m;
+    for (std::size_t k = 0; k < m; ++k) {
+      if (!(u.remaining[k] <= near)) continue;
+      const std::size_t offset = (k + u.rotation) % m;
+      if (offset >= best_offset) continue;
+      Time t = first;  // the same bytes left: the same time (members of one burst)
+      if (u.remaining[k] != least && !finish_time(u.remaining[k], u.rate, u.since, t)) continue;
+      if (t == first) {
+        best = k;
+        best_offset = offset;
+      }
+    }
+    u.winner = channels_[u.channel].flows[best];
+    if (previous != kNone && previous != u.winner) completions_.erase(previous);
+    completions_.set_reserved(u.winner, first, u.sequence + best_offset);
+  } else if (previous != kNone) {
+    completions_.erase(previous);
+  }
+}
+
+void FlowNetwork::try_enter_uniform() {
+  // After a per-flow commit: the solve had one Local, saturated, whose members were exactly the
+  // flows on it and the whole set, each crossing it once and no other channel that is not idle,
+  // all re-rated to one finite rate, each given a finish time (m numbers taken: one each, with
+  // no renumbering) in ch.flows order rotated (new flows first).
+  if (!uniform_enabled_ || !leave_out_idle_ || locals_.size() != 1) return;
+  const Local& l = locals_[0];
+  const ChannelId c = l.channel;
+  const Channel& ch = channels_[c];
+  const std::size_t m = ch.flows.size();
+  if (l.boundary || l.level < 0.0 || channel_marks_[c].idle || channel_marks_[c].uniform != kNone ||
+      m == 0 || set_.size() != m || l.members_end - l.members_begin != m || renumbered_ ||
+      sim_.queue().next_sequence() - commit_first_sequence_ != m) {
+    return;
+  }
+  const double rate = hot_[set_[0]].rate;
+  if (!(rate > 0.0) || std::isinf(rate)) return;
+  std::uint32_t p0 = kNone;
+  for (const std::uint32_t g : set_) {
+    const FlowHot& h = hot_[g];
+    if (h.rate != rate || !h.changed || h.channel_count > kLiveBits || std::popcount(h.live) != 1 ||
+        h.channels[std::countr_zero(h.live)] != c) {
+      return;
+    }
+    if (p0 == kNone) p0 = flows_[g].pos[std::countr_zero(h.live)];
+  }
+  const std::size_t rotation = (m - p0) % m;
+  for (std::size_t k = 0; k < m; ++k) {
+    if (set_[(k + rotation) % m] != ch.flows[k]) return;
+  }
+  std::uint32_t index = 0;
+  while (index < uniform_.size() && uniform_[index].active)
+    ++index;
+  if (index == uniform_.size()) uniform_.emplace_back();
+  Uniform& u = uniform_[index];
+  u.channel = c;
+  u.active = true;
+  u.rate = rate;
+  u.since = sim_.now();
+  u.remaining.clear();
+  u.caps.clear();
+  for (const std::uint32_t g : ch.flows) {
+    u.remaining.push_back(flows_[g].remaining);
+    u.caps.push_back(hot_[g].cap);
+  }
+  u.sequence = commit_first_sequence_;
+  u.block = m;
+  u.rotation = static_cast<std::uint32_t>(rotation);
+  u.winner = kNone;
+  channel_marks_[c].uniform = index;
+  ++uniform_count_;
+  crown_uniform(u);
+  for (const std::uint32_t g : ch.flows) {  // only the earliest member keeps its entry
+    if (g != u.winner) completions_.erase(g);
+  }
+}
+
+void FlowNetwork::UniformBlocks::held_sequences(std::vector<std::uint64_t>& out) const {
+  for (const Uniform& u : net->uniform_) {
+    if (!u.active) continue;
+    for (std::uint64_t i = 0; i < u.block; ++i)
+      out.push_back(u.sequence + i);
+  }
+}
+
+void FlowNetwork::UniformBlocks::renumber_sequences(const std::vector<std::uint64_t>& sorted) {
+  // Every number of a block was reported: the block maps to consecutive numbers.
+  for (Uniform& u : net->uniform_) {
+    if (u.active) u.sequence = EventQueue::renumbered_sequence(sorted, u.sequence);
+  }
+  net->renumbered_ = true;
+}
+
+}  // namespace sim::net
