@@ -2,10 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <bit>
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/breadth_first_search.hpp>
 #include <boost/graph/visitors.hpp>
+#include <cstdlib>
 #include <limits>
+#include <new>
 #include <stdexcept>
 
 namespace sim::net {
@@ -26,8 +30,28 @@ std::uint64_t route_hash(NodeId src, NodeId dst, std::uint64_t key) {
   return splitmix64(splitmix64(splitmix64(src) ^ dst) ^ key);
 }
 
-RouteTable::RouteTable(const Topology& topology)
-    : topology_(topology), cache_(topology.node_count()) {}
+struct RouteTable::LinkGraph {
+  boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS> g;
+};
+
+RouteTable::RouteTable(const Topology& topology, std::size_t cache_entries)
+    : topology_(topology),
+      cache_(topology.node_count()),
+      path_cache_mask_(cache_entries == 0 ? ~std::size_t{0} : std::bit_ceil(cache_entries) - 1) {}
+
+RouteTable::~RouteTable() = default;
+
+RouteTable::CachedPath& RouteTable::cache_slot(NodeId src, NodeId dst, std::uint64_t number) {
+  if (!paths_) {
+    // calloc: fresh pages are zero without being written, so only the slots used are touched.
+    auto* p = static_cast<CachedPath*>(std::calloc(path_cache_mask_ + 1, sizeof(CachedPath)));
+    if (p == nullptr) throw std::bad_alloc();
+    paths_.reset(p);
+  }
+  const std::uint64_t h =
+      ((std::uint64_t{src} << 32 | dst) * 0x9e3779b97f4a7c15ULL) ^ (number * 0xc2b2ae3d27d4eb4fULL);
+  return paths_[static_cast<std::size_t>(splitmix64(h)) & path_cache_mask_];
+}
 
 const RouteTable::PerDestination& RouteTable::towards(NodeId dst) {
   if (dst >= cache_.size()) {
@@ -36,12 +60,16 @@ const RouteTable::PerDestination& RouteTable::towards(NodeId dst) {
   auto& slot = cache_[dst];
   if (slot) return *slot;
 
-  // Hop distances to dst by breadth-first search over the undirected link graph.
-  using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS>;
+  // Hop distances to dst by breadth-first search over the undirected link graph (built once: a
+  // graph per destination cost an allocation per node and link).
   const std::size_t n = topology_.node_count();
-  Graph g(n);
-  for (const auto& l : topology_.links())
-    boost::add_edge(l.a, l.b, g);
+  if (!graph_) {
+    graph_ = std::make_unique<LinkGraph>();
+    graph_->g = decltype(graph_->g)(n);
+    for (const auto& l : topology_.links())
+      boost::add_edge(l.a, l.b, graph_->g);
+  }
+  const auto& g = graph_->g;
   std::vector<std::uint32_t> dist(n, kUnreachable);
   dist[dst] = 0;
   boost::breadth_first_search(
@@ -91,6 +119,21 @@ void RouteTable::append_path(Route& r, NodeId src, NodeId dst, std::uint64_t ind
                                             topology_.node(src).name, topology_.node(dst).name));
   }
   std::uint64_t k = index % pd.count[src];
+  CachedPath* slot = nullptr;
+  if (path_cache_mask_ != ~std::size_t{0}) {
+    slot = &cache_slot(src, dst, k);
+    if (slot->src == src && slot->dst == dst && slot->number == k) {
+      r.channels.insert(r.channels.end(), slot->channels.begin(),
+                        slot->channels.begin() + slot->hops);
+      r.nodes.insert(r.nodes.end(), slot->nodes.begin(), slot->nodes.begin() + slot->hops);
+      r.latency += slot->latency;  // the links' latencies in integer ns: the sum is the same
+      return;
+    }
+  }
+  const std::size_t first = r.channels.size();
+  const std::size_t first_node = r.nodes.size();
+  const Time latency_before = r.latency;
+  const std::uint64_t number = k;
   NodeId u = src;
   while (u != dst) {
     bool moved = false;
@@ -120,6 +163,18 @@ void RouteTable::append_path(Route& r, NodeId src, NodeId dst, std::uint64_t ind
         }
       }
     }
+  }
+  const std::size_t hops = r.channels.size() - first;
+  if (slot != nullptr && hops <= kCachedHops && r.nodes.size() - first_node == hops) {
+    slot->src = src;
+    slot->dst = dst;
+    slot->number = number;
+    slot->hops = static_cast<std::uint32_t>(hops);
+    std::copy(r.channels.begin() + static_cast<std::ptrdiff_t>(first), r.channels.end(),
+              slot->channels.begin());
+    std::copy(r.nodes.begin() + static_cast<std::ptrdiff_t>(first_node), r.nodes.end(),
+              slot->nodes.begin());
+    slot->latency = r.latency - latency_before;
   }
 }
 

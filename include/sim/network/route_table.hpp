@@ -11,7 +11,11 @@
 /// (its id by default). On a spine-leaf fabric the paths between hosts of different leaves are
 /// numbered by spine, so path k crosses spine k.
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -33,7 +37,17 @@ struct Route {
 
 class RouteTable {
  public:
-  explicit RouteTable(const Topology& topology);
+  /// Paths of up to kCachedHops channels, once walked, are kept in a direct-mapped cache of
+  /// `cache_entries` (rounded up to a power of two; 0: none) keyed by (src, dst, path number): a
+  /// flow set between few endpoints (every cloud-mix flow leaves the store) walks each path
+  /// once. Its memory is allocated at the first walk and touched only where paths are kept (~96
+  /// bytes each, 384 kB at most by default). Results are the same with and without it.
+  static constexpr std::size_t kCachedHops = 8;
+  static constexpr std::size_t kDefaultCacheEntries = 4096;
+  explicit RouteTable(const Topology& topology, std::size_t cache_entries = kDefaultCacheEntries);
+  ~RouteTable();
+  RouteTable(const RouteTable&) = delete;
+  RouteTable& operator=(const RouteTable&) = delete;
 
   /// Number of equal-cost shortest paths from src to dst (0 if unreachable; saturates at 2^62).
   [[nodiscard]] std::uint64_t path_count(NodeId src, NodeId dst);
@@ -59,8 +73,28 @@ class RouteTable {
   /// Appends path number `index` from src (r.nodes already ends with src) to dst.
   void append_path(Route& r, NodeId src, NodeId dst, std::uint64_t index);
 
+  /// A walked path: channels[0, hops) and the nodes after src; src == dst == 0 with no hops is
+  /// what a zeroed (never written) entry holds, which is also that path's true value.
+  struct CachedPath {
+    NodeId src;
+    NodeId dst;
+    std::uint64_t number;  ///< the path number, below path_count(src, dst)
+    std::uint32_t hops;
+    std::array<ChannelId, kCachedHops> channels;
+    std::array<NodeId, kCachedHops> nodes;
+    Time latency;
+  };
+  struct FreeDeleter {
+    void operator()(CachedPath* p) const { std::free(p); }
+  };
+  CachedPath& cache_slot(NodeId src, NodeId dst, std::uint64_t number);
+  struct LinkGraph;  // the boost::graph of the links, built at the first search
+
   const Topology& topology_;
   std::vector<std::optional<PerDestination>> cache_;  // indexed by destination, filled lazily
+  std::unique_ptr<LinkGraph> graph_;
+  std::size_t path_cache_mask_;  ///< entries - 1 (entries a power of two), or ~0 for none
+  std::unique_ptr<CachedPath[], FreeDeleter> paths_;  ///< calloc'ed at the first walk
 };
 
 }  // namespace sim::net
