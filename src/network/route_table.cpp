@@ -7,6 +7,7 @@
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/breadth_first_search.hpp>
 #include <boost/graph/visitors.hpp>
+#include <cstdint>
 #include <cstdlib>
 #include <limits>
 #include <new>
@@ -42,11 +43,15 @@ RouteTable::RouteTable(const Topology& topology, std::size_t cache_entries)
 RouteTable::~RouteTable() = default;
 
 RouteTable::CachedPath& RouteTable::cache_slot(NodeId src, NodeId dst, std::uint64_t number) {
-  if (!paths_) {
+  if (paths_ == nullptr) {
     // calloc: fresh pages are zero without being written, so only the slots used are touched.
-    auto* p = static_cast<CachedPath*>(std::calloc(path_cache_mask_ + 1, sizeof(CachedPath)));
+    const std::size_t entries = path_cache_mask_ + 1;
+    void* p = std::calloc(entries + 1, sizeof(CachedPath));
     if (p == nullptr) throw std::bad_alloc();
-    paths_.reset(p);
+    paths_memory_.reset(p);
+    const auto address = reinterpret_cast<std::uintptr_t>(p);
+    paths_ = reinterpret_cast<CachedPath*>((address + alignof(CachedPath) - 1) &
+                                           ~std::uintptr_t{alignof(CachedPath) - 1});
   }
   const std::uint64_t h =
       ((std::uint64_t{src} << 32 | dst) * 0x9e3779b97f4a7c15ULL) ^ (number * 0xc2b2ae3d27d4eb4fULL);
@@ -123,9 +128,10 @@ void RouteTable::append_path(Route& r, NodeId src, NodeId dst, std::uint64_t ind
   if (path_cache_mask_ != ~std::size_t{0}) {
     slot = &cache_slot(src, dst, k);
     if (slot->src == src && slot->dst == dst && slot->number == k) {
-      r.channels.insert(r.channels.end(), slot->channels.begin(),
-                        slot->channels.begin() + slot->hops);
-      r.nodes.insert(r.nodes.end(), slot->nodes.begin(), slot->nodes.begin() + slot->hops);
+      for (std::uint32_t i = 0; i < slot->hops; ++i) {
+        r.channels.push_back(slot->channels[i]);
+        r.nodes.push_back(topology_.channel_to(slot->channels[i]));
+      }
       r.latency += slot->latency;  // the links' latencies in integer ns: the sum is the same
       return;
     }
@@ -165,17 +171,20 @@ void RouteTable::append_path(Route& r, NodeId src, NodeId dst, std::uint64_t ind
     }
   }
   const std::size_t hops = r.channels.size() - first;
-  if (slot != nullptr && hops <= kCachedHops && r.nodes.size() - first_node == hops) {
-    slot->src = src;
-    slot->dst = dst;
-    slot->number = number;
-    slot->hops = static_cast<std::uint32_t>(hops);
-    std::copy(r.channels.begin() + static_cast<std::ptrdiff_t>(first), r.channels.end(),
-              slot->channels.begin());
-    std::copy(r.nodes.begin() + static_cast<std::ptrdiff_t>(first_node), r.nodes.end(),
-              slot->nodes.begin());
-    slot->latency = r.latency - latency_before;
+  if (slot == nullptr || hops > kCachedHops || number > std::numeric_limits<std::uint32_t>::max() ||
+      r.nodes.size() - first_node != hops) {
+    return;
   }
+  for (std::size_t i = 0; i < hops; ++i) {
+    if (topology_.channel_to(r.channels[first + i]) != r.nodes[first_node + i]) return;
+  }
+  slot->src = src;
+  slot->dst = dst;
+  slot->number = static_cast<std::uint32_t>(number);
+  slot->hops = static_cast<std::uint32_t>(hops);
+  std::copy(r.channels.begin() + static_cast<std::ptrdiff_t>(first), r.channels.end(),
+            slot->channels.begin());
+  slot->latency = r.latency - latency_before;
 }
 
 void RouteTable::append(Route& r, NodeId src, NodeId dst, std::uint64_t key) {

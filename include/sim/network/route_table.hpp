@@ -40,9 +40,10 @@ class RouteTable {
   /// Paths of up to kCachedHops channels, once walked, are kept in a direct-mapped cache of
   /// `cache_entries` (rounded up to a power of two; 0: none) keyed by (src, dst, path number): a
   /// flow set between few endpoints (every cloud-mix flow leaves the store) walks each path
-  /// once. Its memory is allocated at the first walk and touched only where paths are kept (~96
-  /// bytes each, 384 kB at most by default). Results are the same with and without it.
-  static constexpr std::size_t kCachedHops = 8;
+  /// once. An entry is one 64-byte cache line; the table is allocated at the first walk and
+  /// its pages touched only where paths are kept (256 kB at most by default). Results are the
+  /// same with and without it.
+  static constexpr std::size_t kCachedHops = 10;
   static constexpr std::size_t kDefaultCacheEntries = 4096;
   explicit RouteTable(const Topology& topology, std::size_t cache_entries = kDefaultCacheEntries);
   ~RouteTable();
@@ -73,19 +74,20 @@ class RouteTable {
   /// Appends path number `index` from src (r.nodes already ends with src) to dst.
   void append_path(Route& r, NodeId src, NodeId dst, std::uint64_t index);
 
-  /// A walked path: channels[0, hops) and the nodes after src; src == dst == 0 with no hops is
-  /// what a zeroed (never written) entry holds, which is also that path's true value.
-  struct CachedPath {
+  /// A walked path: its channels[0, hops) (the nodes after src are where they lead) and their
+  /// latency; src == dst == 0 with no hops is what a zeroed (never written) entry holds, which is
+  /// also that path's true value.
+  struct alignas(64) CachedPath {
     NodeId src;
     NodeId dst;
-    std::uint64_t number;  ///< the path number, below path_count(src, dst)
+    std::uint32_t number;  ///< the path number, below path_count(src, dst)
     std::uint32_t hops;
     std::array<ChannelId, kCachedHops> channels;
-    std::array<NodeId, kCachedHops> nodes;
     Time latency;
   };
+  static_assert(sizeof(CachedPath) == 64);
   struct FreeDeleter {
-    void operator()(CachedPath* p) const { std::free(p); }
+    void operator()(void* p) const { std::free(p); }
   };
   CachedPath& cache_slot(NodeId src, NodeId dst, std::uint64_t number);
   struct LinkGraph;  // the boost::graph of the links, built at the first search
@@ -94,7 +96,8 @@ class RouteTable {
   std::vector<std::optional<PerDestination>> cache_;  // indexed by destination, filled lazily
   std::unique_ptr<LinkGraph> graph_;
   std::size_t path_cache_mask_;  ///< entries - 1 (entries a power of two), or ~0 for none
-  std::unique_ptr<CachedPath[], FreeDeleter> paths_;  ///< calloc'ed at the first walk
+  std::unique_ptr<void, FreeDeleter> paths_memory_;  ///< calloc'ed at the first walk
+  CachedPath* paths_ = nullptr;                      ///< in paths_memory_, 64-byte aligned
 };
 
 }  // namespace sim::net
