@@ -38,24 +38,27 @@ struct RouteTable::LinkGraph {
 RouteTable::RouteTable(const Topology& topology, std::size_t cache_entries)
     : topology_(topology),
       cache_(topology.node_count()),
-      path_cache_mask_(cache_entries == 0 ? ~std::size_t{0} : std::bit_ceil(cache_entries) - 1) {}
+      path_cache_mask_(cache_entries == 0
+                           ? ~std::size_t{0}
+                           : std::bit_ceil(std::max<std::size_t>(cache_entries, 2)) - 1) {}
 
 RouteTable::~RouteTable() = default;
 
-RouteTable::CachedPath& RouteTable::cache_slot(NodeId src, NodeId dst, std::uint64_t number) {
+RouteTable::CachedPath* RouteTable::cache_set(NodeId src, NodeId dst, std::uint64_t number) {
   if (paths_ == nullptr) {
     // calloc: fresh pages are zero without being written, so only the slots used are touched.
     const std::size_t entries = path_cache_mask_ + 1;
-    void* p = std::calloc(entries + 1, sizeof(CachedPath));
+    // Pairs on 128-byte boundaries (two lines the adjacent-line prefetch loads together).
+    constexpr std::uintptr_t kPair = 2 * sizeof(CachedPath);
+    void* p = std::calloc(entries + 2, sizeof(CachedPath));
     if (p == nullptr) throw std::bad_alloc();
     paths_memory_.reset(p);
     const auto address = reinterpret_cast<std::uintptr_t>(p);
-    paths_ = reinterpret_cast<CachedPath*>((address + alignof(CachedPath) - 1) &
-                                           ~std::uintptr_t{alignof(CachedPath) - 1});
+    paths_ = reinterpret_cast<CachedPath*>((address + kPair - 1) & ~(kPair - 1));
   }
   const std::uint64_t h =
       ((std::uint64_t{src} << 32 | dst) * 0x9e3779b97f4a7c15ULL) ^ (number * 0xc2b2ae3d27d4eb4fULL);
-  return paths_[static_cast<std::size_t>(splitmix64(h)) & path_cache_mask_];
+  return &paths_[static_cast<std::size_t>(splitmix64(h)) & path_cache_mask_ & ~std::size_t{1}];
 }
 
 const RouteTable::PerDestination& RouteTable::towards(NodeId dst) {
@@ -124,16 +127,19 @@ void RouteTable::append_path(Route& r, NodeId src, NodeId dst, std::uint64_t ind
                                             topology_.node(src).name, topology_.node(dst).name));
   }
   std::uint64_t k = index % pd.count[src];
-  CachedPath* slot = nullptr;
+  CachedPath* set = nullptr;
   if (path_cache_mask_ != ~std::size_t{0}) {
-    slot = &cache_slot(src, dst, k);
-    if (slot->src == src && slot->dst == dst && slot->number == k) {
-      for (std::uint32_t i = 0; i < slot->hops; ++i) {
-        r.channels.push_back(slot->channels[i]);
-        r.nodes.push_back(topology_.channel_to(slot->channels[i]));
+    set = cache_set(src, dst, k);
+    for (int way = 0; way < 2; ++way) {
+      const CachedPath& e = set[way];
+      if (e.src == src && e.dst == dst && e.number == k) {
+        for (std::uint32_t i = 0; i < e.hops; ++i) {
+          r.channels.push_back(e.channels[i]);
+          r.nodes.push_back(topology_.channel_to(e.channels[i]));
+        }
+        r.latency += e.latency;  // the links' latencies in integer ns: the sum is the same
+        return;
       }
-      r.latency += slot->latency;  // the links' latencies in integer ns: the sum is the same
-      return;
     }
   }
   const std::size_t first = r.channels.size();
@@ -171,20 +177,23 @@ void RouteTable::append_path(Route& r, NodeId src, NodeId dst, std::uint64_t ind
     }
   }
   const std::size_t hops = r.channels.size() - first;
-  if (slot == nullptr || hops > kCachedHops || number > std::numeric_limits<std::uint32_t>::max() ||
+  if (set == nullptr || hops > kCachedHops || number > std::numeric_limits<std::uint32_t>::max() ||
       r.nodes.size() - first_node != hops) {
     return;
   }
   for (std::size_t i = 0; i < hops; ++i) {
     if (topology_.channel_to(r.channels[first + i]) != r.nodes[first_node + i]) return;
   }
-  slot->src = src;
-  slot->dst = dst;
-  slot->number = static_cast<std::uint32_t>(number);
-  slot->hops = static_cast<std::uint32_t>(hops);
+  // The new path goes first, the one it displaces second (what was second is dropped).
+  set[1] = set[0];
+  CachedPath& e = set[0];
+  e.src = src;
+  e.dst = dst;
+  e.number = static_cast<std::uint32_t>(number);
+  e.hops = static_cast<std::uint32_t>(hops);
   std::copy(r.channels.begin() + static_cast<std::ptrdiff_t>(first), r.channels.end(),
-            slot->channels.begin());
-  slot->latency = r.latency - latency_before;
+            e.channels.begin());
+  e.latency = r.latency - latency_before;
 }
 
 void RouteTable::append(Route& r, NodeId src, NodeId dst, std::uint64_t key) {

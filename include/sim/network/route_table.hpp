@@ -37,8 +37,9 @@ struct Route {
 
 class RouteTable {
  public:
-  /// Paths of up to kCachedHops channels, once walked, are kept in a direct-mapped cache of
-  /// `cache_entries` (rounded up to a power of two; 0: none) keyed by (src, dst, path number): a
+  /// Paths of up to kCachedHops channels, once walked, are kept in a two-way cache of
+  /// `cache_entries` (rounded up to a power of two, at least 2; 0: none) keyed by (src, dst, path
+  /// number), the last walked first in its pair: a
   /// flow set between few endpoints (every cloud-mix flow leaves the store) walks each path
   /// once. An entry is one 64-byte cache line; the table is allocated at the first walk and
   /// its pages touched only where paths are kept (256 kB at most by default). Results are the
@@ -89,7 +90,8 @@ class RouteTable {
   struct FreeDeleter {
     void operator()(void* p) const { std::free(p); }
   };
-  CachedPath& cache_slot(NodeId src, NodeId dst, std::uint64_t number);
+  /// The two entries (a 128-byte pair) where the path (src, dst, number) may be kept.
+  CachedPath* cache_set(NodeId src, NodeId dst, std::uint64_t number);
   struct LinkGraph;  // the boost::graph of the links, built at the first search
 
   const Topology& topology_;
