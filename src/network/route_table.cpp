@@ -120,6 +120,21 @@ Route RouteTable::path(NodeId src, NodeId dst, std::uint64_t index) {
   return r;
 }
 
+bool RouteTable::use_cache() {
+  if (off_left_ > 0) {
+    --off_left_;
+    return false;
+  }
+  if (--window_left_ == 0) {
+    // Where paths rarely repeat (busy and storm hit 3%), looking them up and keeping them cost
+    // more than the walks: the table's lines push out the per-destination tables the walks read.
+    if (window_hits_ < kCacheWindow / 4) off_left_ = kCacheOff;
+    window_left_ = kCacheWindow;
+    window_hits_ = 0;
+  }
+  return true;
+}
+
 void RouteTable::append_path(Route& r, NodeId src, NodeId dst, std::uint64_t index) {
   const auto& pd = towards(dst);
   if (src >= pd.count.size() || pd.count[src] == 0) {
@@ -128,11 +143,12 @@ void RouteTable::append_path(Route& r, NodeId src, NodeId dst, std::uint64_t ind
   }
   std::uint64_t k = index % pd.count[src];
   CachedPath* set = nullptr;
-  if (path_cache_mask_ != ~std::size_t{0}) {
+  if (path_cache_mask_ != ~std::size_t{0} && use_cache()) {
     set = cache_set(src, dst, k);
     for (int way = 0; way < 2; ++way) {
       const CachedPath& e = set[way];
       if (e.src == src && e.dst == dst && e.number == k) {
+        ++window_hits_;
         for (std::uint32_t i = 0; i < e.hops; ++i) {
           r.channels.push_back(e.channels[i]);
           r.nodes.push_back(topology_.channel_to(e.channels[i]));

@@ -280,6 +280,36 @@ TEST(Routing, PathCacheGivesTheWalkedPaths) {
   }
 }
 
+// The cache turns itself off over a window of walks that rarely repeat and on again later; paths
+// stay those of a table without one throughout.
+TEST(Routing, PathCacheOffAndOnAgain) {
+  const Topology t = load_topology(json{{"spines", 4}, {"leaves", 10}, {"hosts_per_leaf", 20}});
+  std::vector<NodeId> hosts;
+  for (NodeId n = 0; n < t.node_count(); ++n) {
+    if (t.node(n).kind == NodeKind::kHost) hosts.push_back(n);
+  }
+  RouteTable walk(t, 0);
+  RouteTable cached(t);
+  std::uint64_t state = 3;
+  Route got;
+  const std::size_t phase = 40 * 4096;  // past a window and the time off
+  for (std::size_t i = 0; i < 2 * phase; ++i) {
+    state = splitmix64(state);
+    // First random host pairs (1 in 40,000 repeats), then 4 sources and 4 destinations.
+    const std::size_t spread = i < phase ? hosts.size() : 4;
+    const NodeId a = hosts[state % spread];
+    const NodeId b = hosts[hosts.size() - 1 - (state >> 16) % spread];
+    const std::uint64_t key = state >> 32;
+    cached.route_into(got, a, b, key);
+    if (i % 7 == 0 || i + 4096 > 2 * phase) {  // every walk compared would take a while
+      const Route expected = walk.route(a, b, key);
+      ASSERT_EQ(got.channels, expected.channels) << i;
+      ASSERT_EQ(got.nodes, expected.nodes) << i;
+      ASSERT_EQ(got.latency, expected.latency) << i;
+    }
+  }
+}
+
 TEST(Routing, HashIsFixed) {
   // Known answers pin the documented hash so that other simulators can reproduce path choices.
   EXPECT_EQ(splitmix64(0), 0xe220a8397b1dcdafULL);
