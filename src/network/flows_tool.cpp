@@ -42,23 +42,33 @@ namespace {
 
 constexpr std::size_t kMaxLine = 1 << 16;
 
+// Cells are short: plain loops beat find_first_not_of (a search of " \t\r" per character) and a
+// memchr call per cell.
+bool is_blank(char c) {
+  return c == ' ' || c == '\t' || c == '\r';
+}
+
 std::string_view trim(std::string_view s) {
-  const auto b = s.find_first_not_of(" \t\r");
-  if (b == std::string_view::npos) return {};
-  const auto e = s.find_last_not_of(" \t\r");
-  return s.substr(b, e - b + 1);
+  std::size_t b = 0;
+  std::size_t e = s.size();
+  while (b < e && is_blank(s[b]))
+    ++b;
+  while (e > b && is_blank(s[e - 1]))
+    --e;
+  return s.substr(b, e - b);
 }
 
 // The cells of one line, trimmed, as views into it (the vector is reused: no allocation per line).
 void split(std::string_view line, std::vector<std::string_view>& out) {
   out.clear();
   std::size_t from = 0;
-  for (;;) {
-    const auto comma = line.find(',', from);
-    out.push_back(trim(line.substr(from, comma - from)));
-    if (comma == std::string_view::npos) break;
-    from = comma + 1;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    if (line[i] == ',') {
+      out.push_back(trim(line.substr(from, i - from)));
+      from = i + 1;
+    }
   }
+  out.push_back(trim(line.substr(from)));
 }
 
 // Lines of a stream, read through one buffer of limit + 1 characters in pieces of up to that
@@ -235,12 +245,40 @@ using FlowList = std::vector<FlowSpec, HugePageAllocator<FlowSpec>>;
   throw std::invalid_argument(fmt::format("{}: line {}: {}", file, line, msg));
 }
 
-double parse_number(std::string_view s, bool& ok) {
-  double v = 0.0;
-  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  ok = ec == std::errc() && ptr == s.data() + s.size() && std::isfinite(v);
-  return v;
-}
+// The topology's node names, looked up by view (Topology::find takes a std::string, and its
+// std::unordered_map hashes with a division per lookup): open addressing over a power-of-two
+// table of ids, at most half full, compared by name. Only finds; misses go to node_or_fail.
+class NodeNames {
+ public:
+  explicit NodeNames(const Topology& t) : topology_(t) {
+    slots_.assign(std::bit_ceil(2 * t.node_count() + 2), kEmpty);
+    const std::size_t mask = slots_.size() - 1;
+    for (NodeId id = 0; id < t.node_count(); ++id) {
+      std::size_t i = hash(t.node(id).name) & mask;
+      while (slots_[i] != kEmpty)
+        i = (i + 1) & mask;
+      slots_[i] = id;
+    }
+  }
+  [[nodiscard]] std::optional<NodeId> find(std::string_view name) const {
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t i = hash(name) & mask; slots_[i] != kEmpty; i = (i + 1) & mask) {
+      if (topology_.nodes()[slots_[i]].name == name) return slots_[i];
+    }
+    return std::nullopt;
+  }
+
+ private:
+  static constexpr NodeId kEmpty = ~NodeId{0};
+  static std::size_t hash(std::string_view s) {
+    std::uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a
+    for (const char c : s)
+      h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
+    return static_cast<std::size_t>(h ^ (h >> 29));
+  }
+  const Topology& topology_;
+  std::vector<NodeId> slots_;
+};
 
 NodeId node_or_fail(const Topology& t, std::string_view name, const std::string& column,
                     const std::string& file, std::size_t line) {
@@ -277,6 +315,7 @@ List read_flows(std::istream& in, const std::string& file, const Topology& topol
   std::string_view raw;
   bool too_long = false;
   std::vector<std::string_view> cells;
+  const NodeNames names(topology);
   std::string last_src_name;
   std::optional<NodeId> last_src;
   std::size_t line_no = 0;
@@ -341,15 +380,20 @@ List read_flows(std::istream& in, const std::string& file, const Topology& topol
     }
     // A burst's lines share their source: the previous line's is reused when the name matches.
     if (cells[col_src] != last_src_name || !last_src) {
-      last_src = node_or_fail(topology, cells[col_src], "src", file, line_no);
+      last_src = names.find(cells[col_src]);
+      if (!last_src) last_src = node_or_fail(topology, cells[col_src], "src", file, line_no);
       last_src_name.assign(cells[col_src]);
     }
     f.src = *last_src;
-    f.dst = node_or_fail(topology, cells[col_dst], "dst", file, line_no);
+    if (const auto dst = names.find(cells[col_dst])) {
+      f.dst = *dst;
+    } else {
+      f.dst = node_or_fail(topology, cells[col_dst], "dst", file, line_no);
+    }
     {
       const std::string_view s = cells[col_bytes];
       bool ok = false;
-      double b = parse_number(s, ok);
+      double b = detail::parse_number(s, ok);
       if (!ok) {
         try {
           b = config::parse_bytes(s);
@@ -368,7 +412,7 @@ List read_flows(std::istream& in, const std::string& file, const Topology& topol
     {
       const std::string_view s = cells[col_start];
       bool ok = false;
-      const double t = parse_number(s, ok);
+      const double t = detail::parse_number(s, ok);
       if (!ok || t < 0.0 || t > 9.0e9) {
         fail(file, line_no,
              fmt::format("column \"start\": expected a time in seconds >= 0, found \"{}\"", s));
@@ -586,6 +630,43 @@ std::string_view spine_name(const Topology& topology, NodeId spine) {
 }  // namespace
 
 namespace detail {
+
+double parse_number(std::string_view s, bool& ok) {
+  // The usual cells ("499000000", "4.659492270"): digits, perhaps a point and more digits. With
+  // at most 19 digits making an integer m <= 2^53 and k <= 22 after the point, m and 10^k are
+  // doubles exactly and one division rounds m / 10^k correctly, as from_chars does (Clinger's
+  // fast path). Anything else (an exponent, a sign, more digits) goes to from_chars.
+  {
+    std::uint64_t m = 0;
+    int digits = 0;
+    int after = -1;  // digits after the point; -1: no point
+    bool plain = !s.empty() && s.size() <= 20;
+    for (std::size_t i = 0; plain && i < s.size(); ++i) {
+      const char c = s[i];
+      if (c >= '0' && c <= '9') {
+        m = m * 10 + static_cast<std::uint64_t>(c - '0');
+        ++digits;
+        if (after >= 0) ++after;
+      } else if (c == '.' && after < 0 && i > 0) {
+        after = 0;
+      } else {
+        plain = false;
+      }
+    }
+    if (plain && after != 0 && digits <= 19 && m <= (std::uint64_t{1} << 53)) {
+      static constexpr double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                          1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                          1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+      ok = true;
+      const double v = static_cast<double>(m);
+      return after <= 0 ? v : v / kPow10[after];
+    }
+  }
+  double v = 0.0;
+  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  ok = ec == std::errc() && ptr == s.data() + s.size() && std::isfinite(v);
+  return v;
+}
 
 namespace {
 

@@ -4,11 +4,15 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <bit>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <random>
 #include <string>
+#include <string_view>
+#include <system_error>
 
 #include "sim/engine/time.hpp"
 #include "sim/network/flows_tool.hpp"
@@ -184,6 +188,75 @@ TEST(FlowsNumbers, ShortestOfAnyDouble) {
   EXPECT_EQ(near_text(8283644158.0, 9, 1), "(none)");  // integral: fmt writes it
   EXPECT_EQ(near_text(std::nextafter(2.0, 0.0), 0), "1.9999999999999998");
   EXPECT_EQ(near_text(std::nextafter(1.0, 2.0), 0), "1.0000000000000002");
+}
+
+double from_chars_number(std::string_view s, bool& ok) {
+  double v = 0.0;
+  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  ok = ec == std::errc() && ptr == s.data() + s.size() && std::isfinite(v);
+  return v;
+}
+
+// Number cells: the plain-decimal fast path (m / 10^k in one division) must read what
+// std::from_chars reads, and everything else must still go to from_chars.
+TEST(FlowsNumbers, CellsAreReadAsFromCharsReadsThem) {
+  const auto check = [](const std::string& text) {
+    bool ok = false;
+    bool expected_ok = false;
+    const double v = detail::parse_number(text, ok);
+    const double expected = from_chars_number(text, expected_ok);
+    ASSERT_EQ(ok, expected_ok) << text;
+    if (ok) {
+      ASSERT_EQ(std::bit_cast<std::uint64_t>(v), std::bit_cast<std::uint64_t>(expected)) << text;
+    }
+  };
+  // Hand-checked: 4.659492270 is 4659492270 / 10^9, the double 4.65949227000000032...
+  bool ok = false;
+  EXPECT_EQ(detail::parse_number("4.659492270", ok), 4.65949227);
+  EXPECT_TRUE(ok);
+  EXPECT_EQ(detail::parse_number("499000000", ok), 499000000.0);
+  EXPECT_EQ(detail::parse_number("0.1", ok), 0.1);
+  EXPECT_EQ(detail::parse_number("9007199254740993", ok), 9007199254740992.0);  // 2^53 + 1
+  for (const char* text : {"0",
+                           "00",
+                           "0.0",
+                           "5.",
+                           ".5",
+                           "-5",
+                           "+5",
+                           "1e9",
+                           "1E-3",
+                           "1.5e3",
+                           "inf",
+                           "nan",
+                           "",
+                           ".",
+                           "1..2",
+                           "1.2.3",
+                           "12a",
+                           "0x10",
+                           "9007199254740992",
+                           "9007199254740993",
+                           "18446744073709551615",
+                           "99999999999999999999",
+                           "123456789012345678901234",
+                           "0.00000000000000000001",
+                           "0.1234567890123456789",
+                           "1234567890.123456789",
+                           "1e400",
+                           " 1",
+                           "1 "}) {
+    check(text);
+  }
+  std::mt19937_64 rng(19);
+  for (int k = 0; k < 300000; ++k) {
+    const int digits = 1 + static_cast<int>(rng() % 21);
+    std::string text;
+    for (int i = 0; i < digits; ++i)
+      text += static_cast<char>('0' + rng() % 10);
+    if (rng() % 4 != 0) text.insert(rng() % (text.size() + 1), ".");
+    check(text);
+  }
 }
 
 TEST(FlowsNumbers, DoublesAreWrittenAsFmtWritesThem) {

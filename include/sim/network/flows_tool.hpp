@@ -8,6 +8,7 @@
 #include <iosfwd>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/network/topology.hpp"
@@ -47,6 +48,9 @@ void write_flow_results(std::ostream& out, const Topology& topology,
                         const std::vector<FlowResult>& results);
 
 namespace detail {
+/// A number cell as std::from_chars reads it (ok: all of s read, finite), with a fast path for
+/// plain decimals (digits, perhaps a point and digits); tests compare the two.
+double parse_number(std::string_view s, bool& ok);
 /// Writes to `out` (room for kNumberChars: it may write past the end it returns) what fmt's "{}"
 /// writes for Time::from_ns(ns) .to_seconds() (the shortest decimal that reads back to the same
 /// double), and returns the end. Most times take a path without the general shortest-decimal
