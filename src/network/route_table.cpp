@@ -61,6 +61,18 @@ RouteTable::CachedPath* RouteTable::cache_set(NodeId src, NodeId dst, std::uint6
   return &paths_[static_cast<std::size_t>(splitmix64(h)) & path_cache_mask_ & ~std::size_t{1}];
 }
 
+namespace {
+// A BFS visitor event recording the vertices in the order the search discovers them.
+struct RecordDiscovery {
+  using event_filter = boost::on_discover_vertex;
+  std::vector<NodeId>* order;
+  template <class Vertex, class Graph>
+  void operator()(Vertex v, const Graph& /*graph*/) const {
+    order->push_back(static_cast<NodeId>(v));
+  }
+};
+}  // namespace
+
 const RouteTable::PerDestination& RouteTable::towards(NodeId dst) {
   if (dst >= cache_.size()) {
     throw std::invalid_argument(fmt::format("route: node id {} does not exist", dst));
@@ -80,19 +92,19 @@ const RouteTable::PerDestination& RouteTable::towards(NodeId dst) {
   const auto& g = graph_->g;
   std::vector<std::uint32_t> dist(n, kUnreachable);
   dist[dst] = 0;
+  // The order of discovery is one of nondecreasing distance, which is all the counts need.
+  std::vector<NodeId>& order = order_scratch_;
+  order.clear();
   boost::breadth_first_search(
       g, boost::vertex(dst, g),
-      boost::visitor(boost::make_bfs_visitor(boost::record_distances(
-          boost::make_iterator_property_map(dist.begin(), boost::get(boost::vertex_index, g)),
-          boost::on_tree_edge()))));
+      boost::visitor(boost::make_bfs_visitor(std::make_pair(
+          boost::record_distances(
+              boost::make_iterator_property_map(dist.begin(), boost::get(boost::vertex_index, g)),
+              boost::on_tree_edge()),
+          RecordDiscovery{&order}))));
 
-  // Shortest-path counts in order of increasing distance.
-  std::vector<NodeId> order;
-  for (NodeId v = 0; v < n; ++v) {
-    if (dist[v] != kUnreachable) order.push_back(v);
-  }
-  std::stable_sort(order.begin(), order.end(),
-                   [&](NodeId x, NodeId y) { return dist[x] < dist[y]; });
+  // Shortest-path counts in order of increasing distance (a node's count is the sum of those of
+  // its neighbours one hop nearer, all discovered before it).
   std::vector<std::uint64_t> count(n, 0);
   count[dst] = 1;
   for (const NodeId u : order) {

@@ -310,6 +310,32 @@ TEST(Routing, PathCacheOffAndOnAgain) {
   }
 }
 
+// Node ids unrelated to the distances (the counts follow the search's order of discovery):
+// 0 <- {3, 4} <- 1 <- {2, 5}, and 2 - 5.
+TEST(Routing, CountsWhereIdsAreNotInDistanceOrder) {
+  Topology t;
+  for (int i = 0; i < 6; ++i)
+    t.add_node("n" + std::to_string(i));
+  t.add_link(0, 4, 1e9, us(1));  // link 0
+  t.add_link(0, 3, 1e9, us(1));  // link 1
+  t.add_link(1, 3, 1e9, us(1));  // link 2
+  t.add_link(1, 4, 1e9, us(1));  // link 3
+  t.add_link(2, 1, 1e9, us(1));  // link 4
+  t.add_link(5, 1, 1e9, us(1));  // link 5
+  t.add_link(2, 5, 1e9, us(1));  // link 6
+  RouteTable rt(t);
+  EXPECT_EQ(rt.path_count(4, 0), 1u);
+  EXPECT_EQ(rt.path_count(1, 0), 2u);  // via 3 or 4
+  EXPECT_EQ(rt.path_count(2, 0), 2u);
+  EXPECT_EQ(rt.path_count(5, 0), 2u);  // 5 - 2 is no shorter
+  // Paths numbered by neighbour id at each hop: from 1, 3 before 4.
+  EXPECT_EQ(rt.path(2, 0, 0).nodes, (std::vector<NodeId>{2, 1, 3, 0}));
+  EXPECT_EQ(rt.path(2, 0, 1).nodes, (std::vector<NodeId>{2, 1, 4, 0}));
+  // Link 4 forward (2 -> 1), link 3 forward (1 -> 4), link 0 backward (4 -> 0).
+  EXPECT_EQ(rt.path(2, 0, 1).channels, (std::vector<ChannelId>{8, 6, 1}));
+  EXPECT_EQ(rt.path(0, 2, 1).nodes, (std::vector<NodeId>{0, 4, 1, 2}));
+}
+
 TEST(Routing, HashIsFixed) {
   // Known answers pin the documented hash so that other simulators can reproduce path choices.
   EXPECT_EQ(splitmix64(0), 0xe220a8397b1dcdafULL);

@@ -102,7 +102,8 @@ class RouteTable {
   const Topology& topology_;
   std::vector<std::optional<PerDestination>> cache_;  // indexed by destination, filled lazily
   std::unique_ptr<LinkGraph> graph_;
-  std::size_t path_cache_mask_;  ///< entries - 1 (entries a power of two), or ~0 for none
+  std::vector<NodeId> order_scratch_;  ///< towards()'s order of discovery, kept across calls
+  std::size_t path_cache_mask_;        ///< entries - 1 (entries a power of two), or ~0 for none
   std::unique_ptr<void, FreeDeleter> paths_memory_;  ///< calloc'ed at the first walk
   CachedPath* paths_ = nullptr;                      ///< in paths_memory_, 128-byte aligned
   std::uint32_t window_left_ = kCacheWindow;         ///< walks left in this window
