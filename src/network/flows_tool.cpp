@@ -42,8 +42,8 @@ namespace {
 
 constexpr std::size_t kMaxLine = 1 << 16;
 
-// Cells are short: plain loops beat find_first_not_of (a search of " \t\r" per character) and a
-// memchr call per cell.
+// Cells are short: a plain loop beats find_first_not_of (a search of " \t\r" per character).
+// (Splitting with a plain loop instead of find's memchr was slower: 78 against 71 ns a line.)
 bool is_blank(char c) {
   return c == ' ' || c == '\t' || c == '\r';
 }
@@ -62,13 +62,12 @@ std::string_view trim(std::string_view s) {
 void split(std::string_view line, std::vector<std::string_view>& out) {
   out.clear();
   std::size_t from = 0;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    if (line[i] == ',') {
-      out.push_back(trim(line.substr(from, i - from)));
-      from = i + 1;
-    }
+  for (;;) {
+    const auto comma = line.find(',', from);
+    out.push_back(trim(line.substr(from, comma - from)));
+    if (comma == std::string_view::npos) break;
+    from = comma + 1;
   }
-  out.push_back(trim(line.substr(from)));
 }
 
 // Lines of a stream, read through one buffer of limit + 1 characters in pieces of up to that
