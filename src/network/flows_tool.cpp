@@ -4,20 +4,32 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <istream>
 #include <iterator>
+#include <limits>
 #include <map>
+#include <memory>
+#include <new>
 #include <optional>
 #include <ostream>
+#include <span>
 #include <sstream>
 #include <stdexcept>
 #include <string_view>
 #include <utility>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #include "sim/config/units.hpp"
 #include "sim/engine/simulation.hpp"
@@ -30,11 +42,20 @@ namespace {
 
 constexpr std::size_t kMaxLine = 1 << 16;
 
+// Cells are short: a plain loop beats find_first_not_of (a search of " \t\r" per character).
+// (Splitting with a plain loop instead of find's memchr was slower: 78 against 71 ns a line.)
+bool is_blank(char c) {
+  return c == ' ' || c == '\t' || c == '\r';
+}
+
 std::string_view trim(std::string_view s) {
-  const auto b = s.find_first_not_of(" \t\r");
-  if (b == std::string_view::npos) return {};
-  const auto e = s.find_last_not_of(" \t\r");
-  return s.substr(b, e - b + 1);
+  std::size_t b = 0;
+  std::size_t e = s.size();
+  while (b < e && is_blank(s[b]))
+    ++b;
+  while (e > b && is_blank(s[e - 1]))
+    --e;
+  return s.substr(b, e - b);
 }
 
 // The cells of one line, trimmed, as views into it (the vector is reused: no allocation per line).
@@ -121,7 +142,7 @@ class LineReader {
 class IdSet {
  public:
   // False if id is among `before`'s ids, the flows read so far (in order).
-  bool insert(std::uint64_t id, const std::vector<FlowSpec>& before) {
+  bool insert(std::uint64_t id, std::span<const FlowSpec> before) {
     if (!hashed_) {
       // Until now every id was above the previous one, so the last is the largest.
       if (before.empty() || id > before.back().id) return true;
@@ -175,16 +196,88 @@ class IdSet {
   bool hashed_ = false;
 };
 
+// An allocator for the large arrays `dcsim flows` writes once, in order, soon after allocating
+// them (the flows read, the outcomes): from 1 MB on, the memory is aligned to 2 MB and the kernel
+// asked for transparent huge pages over it. A 4 kB page fault costs ~2.5 us on the machines
+// measured, and those two arrays took ~1,600 of a cloud run's ~2,800 faults. A huge page is only
+// taken when one of its bytes is written, so pages reserved and never written still cost
+// nothing, and what is used grows by at most the last partly written 2 MB. Where the kernel does
+// not offer MADV_HUGEPAGE (or refuses it), the pages are ordinary ones.
+template <class T>
+struct HugePageAllocator {
+  using value_type = T;
+  static constexpr std::size_t kHuge = std::size_t{1} << 21;
+  static constexpr std::size_t kFrom = std::size_t{1} << 20;
+
+  HugePageAllocator() = default;
+  template <class U>
+  explicit HugePageAllocator(const HugePageAllocator<U>& /*other*/) {}
+
+  T* allocate(std::size_t n) {
+    if (n > std::numeric_limits<std::size_t>::max() / sizeof(T)) throw std::bad_array_new_length();
+    const std::size_t bytes = n * sizeof(T);
+    if (bytes < kFrom) return std::allocator<T>().allocate(n);
+    const std::size_t rounded = (bytes + kHuge - 1) & ~(kHuge - 1);
+    void* p = std::aligned_alloc(kHuge, rounded);
+    if (p == nullptr) throw std::bad_alloc();
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    (void)::madvise(p, rounded, MADV_HUGEPAGE);
+#endif
+    return static_cast<T*>(p);
+  }
+  void deallocate(T* p, std::size_t n) {
+    if (n * sizeof(T) < kFrom) {
+      std::allocator<T>().deallocate(p, n);
+    } else {
+      std::free(p);
+    }
+  }
+  template <class U>
+  bool operator==(const HugePageAllocator<U>& /*other*/) const {
+    return true;
+  }
+};
+
+using FlowList = std::vector<FlowSpec, HugePageAllocator<FlowSpec>>;
+
 [[noreturn]] void fail(const std::string& file, std::size_t line, const std::string& msg) {
   throw std::invalid_argument(fmt::format("{}: line {}: {}", file, line, msg));
 }
 
-double parse_number(std::string_view s, bool& ok) {
-  double v = 0.0;
-  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  ok = ec == std::errc() && ptr == s.data() + s.size() && std::isfinite(v);
-  return v;
-}
+// The topology's node names, looked up by view (Topology::find takes a std::string, and its
+// std::unordered_map hashes with a division per lookup): open addressing over a power-of-two
+// table of ids, at most half full, compared by name. Only finds; misses go to node_or_fail.
+class NodeNames {
+ public:
+  explicit NodeNames(const Topology& t) : topology_(t) {
+    slots_.assign(std::bit_ceil(2 * t.node_count() + 2), kEmpty);
+    const std::size_t mask = slots_.size() - 1;
+    for (NodeId id = 0; id < t.node_count(); ++id) {
+      std::size_t i = hash(t.node(id).name) & mask;
+      while (slots_[i] != kEmpty)
+        i = (i + 1) & mask;
+      slots_[i] = id;
+    }
+  }
+  [[nodiscard]] std::optional<NodeId> find(std::string_view name) const {
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t i = hash(name) & mask; slots_[i] != kEmpty; i = (i + 1) & mask) {
+      if (topology_.nodes()[slots_[i]].name == name) return slots_[i];
+    }
+    return std::nullopt;
+  }
+
+ private:
+  static constexpr NodeId kEmpty = ~NodeId{0};
+  static std::size_t hash(std::string_view s) {
+    std::uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a
+    for (const char c : s)
+      h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
+    return static_cast<std::size_t>(h ^ (h >> 29));
+  }
+  const Topology& topology_;
+  std::vector<NodeId> slots_;
+};
 
 NodeId node_or_fail(const Topology& t, std::string_view name, const std::string& column,
                     const std::string& file, std::size_t line) {
@@ -199,10 +292,13 @@ NodeId node_or_fail(const Topology& t, std::string_view name, const std::string&
 
 }  // namespace
 
-std::vector<FlowSpec> read_flows_csv(std::istream& in, const std::string& file,
-                                     const Topology& topology, std::uintmax_t input_bytes) {
+namespace {
+
+template <class List>
+List read_flows(std::istream& in, const std::string& file, const Topology& topology,
+                std::uintmax_t input_bytes) {
   const std::vector<NodeId> spines = topology.nodes_of_kind(NodeKind::kSpine);
-  std::vector<FlowSpec> out;
+  List out;
   // Growing by doubling copies every flow about once more and touches twice the memory (page
   // faults were a twentieth of a cloud-mix run). Room for a line per 16 bytes covers the usual
   // ~45-byte lines with no growth; pages beyond the flows read are reserved, never touched. Past
@@ -218,6 +314,7 @@ std::vector<FlowSpec> read_flows_csv(std::istream& in, const std::string& file,
   std::string_view raw;
   bool too_long = false;
   std::vector<std::string_view> cells;
+  const NodeNames names(topology);
   std::string last_src_name;
   std::optional<NodeId> last_src;
   std::size_t line_no = 0;
@@ -282,15 +379,20 @@ std::vector<FlowSpec> read_flows_csv(std::istream& in, const std::string& file,
     }
     // A burst's lines share their source: the previous line's is reused when the name matches.
     if (cells[col_src] != last_src_name || !last_src) {
-      last_src = node_or_fail(topology, cells[col_src], "src", file, line_no);
+      last_src = names.find(cells[col_src]);
+      if (!last_src) last_src = node_or_fail(topology, cells[col_src], "src", file, line_no);
       last_src_name.assign(cells[col_src]);
     }
     f.src = *last_src;
-    f.dst = node_or_fail(topology, cells[col_dst], "dst", file, line_no);
+    if (const auto dst = names.find(cells[col_dst])) {
+      f.dst = *dst;
+    } else {
+      f.dst = node_or_fail(topology, cells[col_dst], "dst", file, line_no);
+    }
     {
       const std::string_view s = cells[col_bytes];
       bool ok = false;
-      double b = parse_number(s, ok);
+      double b = detail::parse_number(s, ok);
       if (!ok) {
         try {
           b = config::parse_bytes(s);
@@ -309,7 +411,7 @@ std::vector<FlowSpec> read_flows_csv(std::istream& in, const std::string& file,
     {
       const std::string_view s = cells[col_start];
       bool ok = false;
-      const double t = parse_number(s, ok);
+      const double t = detail::parse_number(s, ok);
       if (!ok || t < 0.0 || t > 9.0e9) {
         fail(file, line_no,
              fmt::format("column \"start\": expected a time in seconds >= 0, found \"{}\"", s));
@@ -339,6 +441,13 @@ std::vector<FlowSpec> read_flows_csv(std::istream& in, const std::string& file,
   }
   if (!header_seen) fail(file, line_no, "expected a header line id,src,dst,bytes,start[,spine]");
   return out;
+}
+
+}  // namespace
+
+std::vector<FlowSpec> read_flows_csv(std::istream& in, const std::string& file,
+                                     const Topology& topology, std::uintmax_t input_bytes) {
+  return read_flows<std::vector<FlowSpec>>(in, file, topology, input_bytes);
 }
 
 namespace {
@@ -402,24 +511,29 @@ class BurstChain final : public SequenceHolder {
   EventHandle queued_;
 };
 
-std::vector<Outcome> run_flows(const Topology& topology, const std::vector<FlowSpec>& flows) {
+std::vector<Outcome, HugePageAllocator<Outcome>> run_flows(const Topology& topology,
+                                                           std::span<const FlowSpec> flows) {
   Simulation sim;
   FlowNetwork net(sim, topology);
-  std::vector<Outcome> results(flows.size());
+  std::vector<Outcome, HugePageAllocator<Outcome>> results(flows.size());
   // Flows that start at the same instant (a burst of cold-start downloads) start in one event and
   // one BatchUpdate: one rate recomputation instead of one per flow. Max-min fairness depends only
   // on the set of flows, so the rates are those of starting them one by one (docs/network.md
   // "Batches"); the order of input lines with equal start times is kept.
-  std::vector<std::size_t> order(flows.size());
-  for (std::size_t i = 0; i < order.size(); ++i)
-    order[i] = i;
-  const auto by_start = [&](std::size_t a, std::size_t b) {
-    return flows[a].start < flows[b].start;
-  };
-  // Inputs are usually in start order already: then the stable sort would keep order as it is.
-  if (!std::is_sorted(order.begin(), order.end(), by_start)) {
-    std::stable_sort(order.begin(), order.end(), by_start);
+  // Inputs are usually in start order already: then the stable sort would keep the identity, and
+  // the permutation (8 bytes a flow, a twentieth of a cloud run's page faults) is not built.
+  const bool in_order =
+      std::is_sorted(flows.begin(), flows.end(),
+                     [](const FlowSpec& a, const FlowSpec& b) { return a.start < b.start; });
+  std::vector<std::size_t> permutation;
+  if (!in_order) {
+    permutation.resize(flows.size());
+    for (std::size_t i = 0; i < permutation.size(); ++i)
+      permutation[i] = i;
+    std::stable_sort(permutation.begin(), permutation.end(),
+                     [&](std::size_t a, std::size_t b) { return flows[a].start < flows[b].start; });
   }
+  const auto order = [&](std::size_t k) { return in_order ? k : permutation[k]; };
   const auto start_one = [&](std::size_t i) {
     const FlowSpec& f = flows[i];
     FlowOptions options;
@@ -442,22 +556,29 @@ std::vector<Outcome> run_flows(const Topology& topology, const std::vector<FlowS
     }
   };
   // Bursts as [begin, end) ranges of order; bursts[j + 1] ends burst j.
+  // Counted first: sized once, without the copies and page faults of growing.
+  const std::size_t n = flows.size();
+  std::size_t burst_count = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    if (k == 0 || flows[order(k)].start != flows[order(k - 1)].start) ++burst_count;
+  }
   std::vector<std::size_t> bursts;
-  for (std::size_t b = 0; b < order.size();) {
+  bursts.reserve(burst_count + 1);
+  for (std::size_t b = 0; b < n;) {
     bursts.push_back(b);
     std::size_t e = b + 1;
-    while (e < order.size() && flows[order[e]].start == flows[order[b]].start)
+    while (e < n && flows[order(e)].start == flows[order(b)].start)
       ++e;
     b = e;
   }
-  bursts.push_back(order.size());
+  bursts.push_back(n);
   const auto run_burst = [&](std::size_t j) {
     const FlowNetwork::BatchUpdate batch(net);
     for (std::size_t k = bursts[j]; k < bursts[j + 1]; ++k)
-      start_one(order[k]);
+      start_one(order(k));
   };
   BurstChain chain(
-      sim.queue(), bursts.size() - 1, [&](std::size_t j) { return flows[order[bursts[j]]].start; },
+      sim.queue(), bursts.size() - 1, [&](std::size_t j) { return flows[order(bursts[j])].start; },
       run_burst);
   sim.run();
   return results;
@@ -509,31 +630,205 @@ std::string_view spine_name(const Topology& topology, NodeId spine) {
 
 namespace detail {
 
+double parse_number(std::string_view s, bool& ok) {
+  // The usual cells ("499000000", "4.659492270"): digits, perhaps a point and more digits. With
+  // at most 19 digits making an integer m <= 2^53 and k <= 22 after the point, m and 10^k are
+  // doubles exactly and one division rounds m / 10^k correctly, as from_chars does (Clinger's
+  // fast path). Anything else (an exponent, a sign, more digits) goes to from_chars.
+  {
+    std::uint64_t m = 0;
+    int digits = 0;
+    int after = -1;  // digits after the point; -1: no point
+    bool plain = !s.empty() && s.size() <= 20;
+    for (std::size_t i = 0; plain && i < s.size(); ++i) {
+      const char c = s[i];
+      if (c >= '0' && c <= '9') {
+        m = m * 10 + static_cast<std::uint64_t>(c - '0');
+        ++digits;
+        if (after >= 0) ++after;
+      } else if (c == '.' && after < 0 && i > 0) {
+        after = 0;
+      } else {
+        plain = false;
+      }
+    }
+    if (plain && after != 0 && digits <= 19 && m <= (std::uint64_t{1} << 53)) {
+      static constexpr double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                          1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                          1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+      ok = true;
+      const double v = static_cast<double>(m);
+      return after <= 0 ? v : v / kPow10[after];
+    }
+  }
+  double v = 0.0;
+  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  ok = ec == std::errc() && ptr == s.data() + s.size() && std::isfinite(v);
+  return v;
+}
+
+namespace {
+
+// "00".."99".
+constexpr auto kPairs = [] {
+  std::array<char, 200> t{};
+  for (std::size_t i = 0; i < 100; ++i) {
+    t[2 * i] = static_cast<char>('0' + i / 10);
+    t[2 * i + 1] = static_cast<char>('0' + i % 10);
+  }
+  return t;
+}();
+
+// x < 10^8 as 8 digits (leading zeros): two independent halves of two pairs each.
+inline void write8(char* out, std::uint32_t x) {
+  const std::uint32_t hi = x / 10000;
+  const std::uint32_t lo = x % 10000;
+  std::memcpy(out, &kPairs[2 * (hi / 100)], 2);
+  std::memcpy(out + 2, &kPairs[2 * (hi % 100)], 2);
+  std::memcpy(out + 4, &kPairs[2 * (lo / 100)], 2);
+  std::memcpy(out + 6, &kPairs[2 * (lo % 100)], 2);
+}
+
+// Decimal digits of n (1 for 0), without a loop: bit_width(n) * log10(2) is the count or one less.
+inline int decimal_digits(std::uint64_t n) {
+  static constexpr auto kPow = [] {
+    std::array<std::uint64_t, 20> t{};
+    t[0] = 1;
+    for (std::size_t i = 1; i < t.size(); ++i)
+      t[i] = t[i - 1] * 10;
+    return t;
+  }();
+  const int guess = (static_cast<int>(std::bit_width(n | 1)) * 1233) >> 12;  // <= 19
+  return guess + (n >= kPow[static_cast<std::size_t>(guess)] ? 1 : 0);
+}
+
+}  // namespace
+
+char* write_fixed(char* out, std::uint64_t n, int p) {
+  // n's 17 digits (leading zeros) at d[24, 41) after 24 zeros, so that the fraction's p <= 20
+  // digits are d[41 - p, 41); the pieces are moved by copies of a fixed 24 bytes (inline, no
+  // call), which may write past the returned end (kNumberChars leaves room).
+  char d[64];
+  std::memset(d, '0', sizeof d);
+  const std::uint64_t hi = n / 100000000;
+  d[24] = static_cast<char>('0' + hi / 100000000);
+  write8(d + 25, static_cast<std::uint32_t>(hi % 100000000));
+  write8(d + 33, static_cast<std::uint32_t>(n % 100000000));
+  const int len = decimal_digits(n);
+  int kept = p;  // fractional digits without the trailing zeros
+  while (kept > 0 && d[41 - p + kept - 1] == '0')
+    --kept;
+  if (len > p) {
+    std::memcpy(out, d + 41 - len, 24);
+    out += len - p;
+  } else {
+    *out++ = '0';
+  }
+  if (kept == 0) return out;
+  *out = '.';
+  std::memcpy(out + 1, d + 41 - p, 24);
+  return out + 1 + kept;
+}
+
 // The writing of doubles (fmt's shortest round trip, dragonbox) was a sixth of the rows' cost.
 // A time of n ns is written n * 1e-9; when that double is also the one nearest to the decimal
 // n / 10^9 (n / 1e9 is correctly rounded), that decimal is what the search finds: it reads back
 // to the double, and it is the only decimal of at most 15 significant digits that does (two of
 // them differ by more than 1e-15 relative, the double's rounding interval is narrower than
 // 2.3e-16 relative), so no shorter one exists. Times from 1e-4 s (fmt's fixed notation starts at
-// 1e-4) to 1e6 s (15 digits of ns) qualify; the rest goes to fmt.
+// 1e-4) to 1e6 s (15 digits of ns) qualify. The others from 1e-4 s to 1e7 s (16 digits of ns;
+// fmt's fixed notation goes on to 1e16) take write_shortest, told that below 1e6 s nothing under
+// 16 digits reads back; the rest (and what write_shortest leaves) goes to fmt.
 char* write_seconds(char* out, std::int64_t ns) {
   const double v = Time::from_ns(ns).to_seconds();
-  constexpr std::int64_t kBillion = 1000000000;
-  if (ns < 100000 || ns >= 1000000000000000 || v != static_cast<double>(ns) / 1e9) {
+  if (ns < 100000 || ns >= 10000000000000000) return fmt::format_to(out, FMT_COMPILE("{}"), v);
+  const bool exact = v == static_cast<double>(ns) / 1e9;
+  if (!exact || ns >= 1000000000000000) {
+    // ns of d digits: v within 1.2 ulp of ns / 10^9, in [10^(d - 10), 10^(d - 9)) but perhaps
+    // at 10^(d - 9) itself when d = 16 (write_shortest then finds no decimal of d - 9 digits
+    // before the point and leaves it to fmt).
+    const int e10 = decimal_digits(static_cast<std::uint64_t>(ns)) - 10;
+    const int min_digits = exact || ns >= 1000000000000000 ? 1 : 16;
+    if (char* const end = write_shortest(out, v, e10, min_digits)) return end;
     return fmt::format_to(out, FMT_COMPILE("{}"), v);
   }
-  out = fmt::format_to(out, FMT_COMPILE("{}"), ns / kBillion);
-  auto frac = static_cast<std::uint32_t>(ns % kBillion);
-  if (frac == 0) return out;
-  char digits[10];
-  digits[0] = '.';
-  for (int i = 9; i >= 1; --i, frac /= 10)
-    digits[i] = static_cast<char>('0' + frac % 10);
-  int len = 10;
-  while (digits[len - 1] == '0')
-    --len;
-  std::memcpy(out, digits, static_cast<std::size_t>(len));
-  return out + len;
+  return write_fixed(out, static_cast<std::uint64_t>(ns), 9);
+}
+
+// Exact integer arithmetic. A double v = M * 2^-s (M > 2^52: v's neighbours are both 2^-s away)
+// reads back from every decimal closer to it than half an ulp, 2^-s / 2 (at exactly half an ulp
+// it depends on M's parity: left to fmt). The decimal of L significant digits nearest to v has p
+// = L - 1 - e10 fractional digits: v * 10^p = M * 10^p / 2^s has integer part Q and remainder R
+// (over 2^s), so it is N = Q or Q + 1, at a distance of R or 2^s - R (over 2^s, in units of
+// 10^-p), which reads back when twice the distance is below 10^p. If any decimal of L digits
+// reads back, the nearest does (the interval is symmetric), and then one of L + 1 digits does:
+// the shortest length is the first L whose nearest decimal reads back, found from 16 down or
+// up to 17 (always enough). Among the shortest, fmt's dragonbox takes the one nearest to v,
+// which is N. A decimal with no fractional digit would be an integer, and below 2^53 an integer
+// reads back only to itself: v, if integral, is left to fmt, so p >= 1.
+// tests/network/flows_number_test.cpp compares this with fmt.
+char* write_shortest(char* out, double v, int e10, int min_digits) {
+  __extension__ using U128 = unsigned __int128;
+  static constexpr auto kPow10 = [] {
+    std::array<U128, 24> p{};
+    p[0] = 1;
+    for (std::size_t i = 1; i < p.size(); ++i)
+      p[i] = p[i - 1] * 10;
+    return p;
+  }();
+  const auto bits = std::bit_cast<std::uint64_t>(v);
+  const std::uint64_t fraction = bits & ((std::uint64_t{1} << 52) - 1);
+  const auto biased = static_cast<int>(bits >> 52);  // v > 0: no sign bit
+  const int s = 1075 - biased;                       // v < 2^53: s >= 1
+  if (fraction == 0 || biased == 0 || s < 1 || s > 80 || e10 < -4 || e10 > 15 || v != v ||
+      std::floor(v) == v) {
+    return nullptr;
+  }
+  const std::uint64_t m = fraction | (std::uint64_t{1} << 52);
+  const U128 one = U128{1} << s;
+  const U128 half = one >> 1;
+  const int lowest = std::max(min_digits, e10 + 2);  // p >= 1
+  // 1: N (with p fractional digits) reads back; 0: it does not; -1: a tie, undecided.
+  const auto nearest = [&](int digits, std::uint64_t& n, int& p) {
+    p = digits - 1 - e10;  // 1..20
+    const U128 pow = kPow10[static_cast<std::size_t>(p)];
+    const U128 x = U128{m} * pow;  // < 2^53 * 10^20 < 2^120
+    const U128 r = x & (one - 1);
+    const bool up = r > half;
+    const U128 twice_distance = 2 * (up ? one - r : r);
+    if (twice_distance > pow) return 0;
+    // Reading back: at half an ulp exactly, or two nearest (a tie, then both read back).
+    if (twice_distance == pow || r == half) return -1;
+    const U128 q = (x >> s) + (up ? 1 : 0);
+    if (q < kPow10[static_cast<std::size_t>(digits - 1)] ||
+        q >= kPow10[static_cast<std::size_t>(digits)]) {
+      return -1;  // not in [10^e10, 10^(e10 + 1)) after all
+    }
+    n = static_cast<std::uint64_t>(q);
+    return 1;
+  };
+  std::uint64_t n = 0;
+  int p = 0;
+  int digits = std::max(16, lowest);
+  if (digits > 17) return nullptr;
+  int found = nearest(digits, n, p);
+  if (found < 0) return nullptr;
+  if (found == 1) {
+    // Shorter ones, while they read back.
+    for (int d = digits - 1; d >= lowest; --d) {
+      std::uint64_t shorter_n = 0;
+      int shorter_p = 0;
+      const int r = nearest(d, shorter_n, shorter_p);
+      if (r < 0) return nullptr;
+      if (r == 0) break;
+      n = shorter_n;
+      p = shorter_p;
+    }
+  } else {
+    if (digits == 17) return nullptr;
+    if (nearest(17, n, p) != 1) return nullptr;
+  }
+  return write_fixed(out, n, p);
 }
 
 char* write_double(char* out, double v) {
@@ -548,7 +843,7 @@ char* write_double(char* out, double v) {
 
 std::vector<FlowResult> simulate_flows(const Topology& topology,
                                        const std::vector<FlowSpec>& flows) {
-  const std::vector<Outcome> outcomes = run_flows(topology, flows);
+  const auto outcomes = run_flows(topology, flows);
   std::vector<FlowResult> results(flows.size());
   for (std::size_t i = 0; i < flows.size(); ++i) {
     results[i].spec = flows[i];
@@ -572,10 +867,9 @@ std::size_t run_flows_tool(const std::string& topology_path, const std::string& 
   if (!in) throw std::runtime_error(fmt::format("{}: cannot open the flows file", flows_path));
   std::error_code size_error;
   const std::uintmax_t size = std::filesystem::file_size(flows_path, size_error);
-  const std::vector<FlowSpec> flows =
-      read_flows_csv(in, flows_path, topology, size_error ? 0 : size);
+  const FlowList flows = read_flows<FlowList>(in, flows_path, topology, size_error ? 0 : size);
   // The same rows as write_flow_results(simulate_flows(...)), without building FlowResults.
-  const std::vector<Outcome> outcomes = run_flows(topology, flows);
+  const auto outcomes = run_flows(topology, flows);
   write_rows(out, flows.size(), [&](fmt::memory_buffer& buf, std::size_t i) {
     format_row(buf, topology, flows[i], outcomes[i].finish,
                spine_name(topology, outcomes[i].spine));

@@ -2,10 +2,15 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <bit>
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/breadth_first_search.hpp>
 #include <boost/graph/visitors.hpp>
+#include <cstdint>
+#include <cstdlib>
 #include <limits>
+#include <new>
 #include <stdexcept>
 
 namespace sim::net {
@@ -26,8 +31,47 @@ std::uint64_t route_hash(NodeId src, NodeId dst, std::uint64_t key) {
   return splitmix64(splitmix64(splitmix64(src) ^ dst) ^ key);
 }
 
-RouteTable::RouteTable(const Topology& topology)
-    : topology_(topology), cache_(topology.node_count()) {}
+struct RouteTable::LinkGraph {
+  boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS> g;
+};
+
+RouteTable::RouteTable(const Topology& topology, std::size_t cache_entries)
+    : topology_(topology),
+      cache_(topology.node_count()),
+      path_cache_mask_(cache_entries == 0
+                           ? ~std::size_t{0}
+                           : std::bit_ceil(std::max<std::size_t>(cache_entries, 2)) - 1) {}
+
+RouteTable::~RouteTable() = default;
+
+RouteTable::CachedPath* RouteTable::cache_set(NodeId src, NodeId dst, std::uint64_t number) {
+  if (paths_ == nullptr) {
+    // calloc: fresh pages are zero without being written, so only the slots used are touched.
+    const std::size_t entries = path_cache_mask_ + 1;
+    // Pairs on 128-byte boundaries (two lines the adjacent-line prefetch loads together).
+    constexpr std::uintptr_t kPair = 2 * sizeof(CachedPath);
+    void* p = std::calloc(entries + 2, sizeof(CachedPath));
+    if (p == nullptr) throw std::bad_alloc();
+    paths_memory_.reset(p);
+    const auto address = reinterpret_cast<std::uintptr_t>(p);
+    paths_ = reinterpret_cast<CachedPath*>((address + kPair - 1) & ~(kPair - 1));
+  }
+  const std::uint64_t h =
+      ((std::uint64_t{src} << 32 | dst) * 0x9e3779b97f4a7c15ULL) ^ (number * 0xc2b2ae3d27d4eb4fULL);
+  return &paths_[static_cast<std::size_t>(splitmix64(h)) & path_cache_mask_ & ~std::size_t{1}];
+}
+
+namespace {
+// A BFS visitor event recording the vertices in the order the search discovers them.
+struct RecordDiscovery {
+  using event_filter = boost::on_discover_vertex;
+  std::vector<NodeId>* order;
+  template <class Vertex, class Graph>
+  void operator()(Vertex v, const Graph& /*graph*/) const {
+    order->push_back(static_cast<NodeId>(v));
+  }
+};
+}  // namespace
 
 const RouteTable::PerDestination& RouteTable::towards(NodeId dst) {
   if (dst >= cache_.size()) {
@@ -36,27 +80,31 @@ const RouteTable::PerDestination& RouteTable::towards(NodeId dst) {
   auto& slot = cache_[dst];
   if (slot) return *slot;
 
-  // Hop distances to dst by breadth-first search over the undirected link graph.
-  using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS>;
+  // Hop distances to dst by breadth-first search over the undirected link graph (built once: a
+  // graph per destination cost an allocation per node and link).
   const std::size_t n = topology_.node_count();
-  Graph g(n);
-  for (const auto& l : topology_.links())
-    boost::add_edge(l.a, l.b, g);
+  if (!graph_) {
+    graph_ = std::make_unique<LinkGraph>();
+    graph_->g = decltype(graph_->g)(n);
+    for (const auto& l : topology_.links())
+      boost::add_edge(l.a, l.b, graph_->g);
+  }
+  const auto& g = graph_->g;
   std::vector<std::uint32_t> dist(n, kUnreachable);
   dist[dst] = 0;
+  // The order of discovery is one of nondecreasing distance, which is all the counts need.
+  std::vector<NodeId>& order = order_scratch_;
+  order.clear();
   boost::breadth_first_search(
       g, boost::vertex(dst, g),
-      boost::visitor(boost::make_bfs_visitor(boost::record_distances(
-          boost::make_iterator_property_map(dist.begin(), boost::get(boost::vertex_index, g)),
-          boost::on_tree_edge()))));
+      boost::visitor(boost::make_bfs_visitor(std::make_pair(
+          boost::record_distances(
+              boost::make_iterator_property_map(dist.begin(), boost::get(boost::vertex_index, g)),
+              boost::on_tree_edge()),
+          RecordDiscovery{&order}))));
 
-  // Shortest-path counts in order of increasing distance.
-  std::vector<NodeId> order;
-  for (NodeId v = 0; v < n; ++v) {
-    if (dist[v] != kUnreachable) order.push_back(v);
-  }
-  std::stable_sort(order.begin(), order.end(),
-                   [&](NodeId x, NodeId y) { return dist[x] < dist[y]; });
+  // Shortest-path counts in order of increasing distance (a node's count is the sum of those of
+  // its neighbours one hop nearer, all discovered before it).
   std::vector<std::uint64_t> count(n, 0);
   count[dst] = 1;
   for (const NodeId u : order) {
@@ -84,6 +132,21 @@ Route RouteTable::path(NodeId src, NodeId dst, std::uint64_t index) {
   return r;
 }
 
+bool RouteTable::use_cache() {
+  if (off_left_ > 0) {
+    --off_left_;
+    return false;
+  }
+  if (--window_left_ == 0) {
+    // Where paths rarely repeat (busy and storm hit 3%), looking them up and keeping them cost
+    // more than the walks: the table's lines push out the per-destination tables the walks read.
+    if (window_hits_ < kCacheWindow / 4) off_left_ = kCacheOff;
+    window_left_ = kCacheWindow;
+    window_hits_ = 0;
+  }
+  return true;
+}
+
 void RouteTable::append_path(Route& r, NodeId src, NodeId dst, std::uint64_t index) {
   const auto& pd = towards(dst);
   if (src >= pd.count.size() || pd.count[src] == 0) {
@@ -91,6 +154,26 @@ void RouteTable::append_path(Route& r, NodeId src, NodeId dst, std::uint64_t ind
                                             topology_.node(src).name, topology_.node(dst).name));
   }
   std::uint64_t k = index % pd.count[src];
+  CachedPath* set = nullptr;
+  if (path_cache_mask_ != ~std::size_t{0} && use_cache()) {
+    set = cache_set(src, dst, k);
+    for (int way = 0; way < 2; ++way) {
+      const CachedPath& e = set[way];
+      if (e.src == src && e.dst == dst && e.number == k) {
+        ++window_hits_;
+        for (std::uint32_t i = 0; i < e.hops; ++i) {
+          r.channels.push_back(e.channels[i]);
+          r.nodes.push_back(topology_.channel_to(e.channels[i]));
+        }
+        r.latency += e.latency;  // the links' latencies in integer ns: the sum is the same
+        return;
+      }
+    }
+  }
+  const std::size_t first = r.channels.size();
+  const std::size_t first_node = r.nodes.size();
+  const Time latency_before = r.latency;
+  const std::uint64_t number = k;
   NodeId u = src;
   while (u != dst) {
     bool moved = false;
@@ -121,6 +204,24 @@ void RouteTable::append_path(Route& r, NodeId src, NodeId dst, std::uint64_t ind
       }
     }
   }
+  const std::size_t hops = r.channels.size() - first;
+  if (set == nullptr || hops > kCachedHops || number > std::numeric_limits<std::uint32_t>::max() ||
+      r.nodes.size() - first_node != hops) {
+    return;
+  }
+  for (std::size_t i = 0; i < hops; ++i) {
+    if (topology_.channel_to(r.channels[first + i]) != r.nodes[first_node + i]) return;
+  }
+  // The new path goes first, the one it displaces second (what was second is dropped).
+  set[1] = set[0];
+  CachedPath& e = set[0];
+  e.src = src;
+  e.dst = dst;
+  e.number = static_cast<std::uint32_t>(number);
+  e.hops = static_cast<std::uint32_t>(hops);
+  std::copy(r.channels.begin() + static_cast<std::ptrdiff_t>(first), r.channels.end(),
+            e.channels.begin());
+  e.latency = r.latency - latency_before;
 }
 
 void RouteTable::append(Route& r, NodeId src, NodeId dst, std::uint64_t key) {

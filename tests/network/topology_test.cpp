@@ -214,6 +214,128 @@ TEST(Routing, RouteIntoAReusedBufferEqualsFreshRoutes) {
   }
 }
 
+// RouteTable keeps walked paths in a small direct-mapped cache; a table without one walks every
+// time. Both must give the same channels, nodes and latency, cold or warm, through evictions.
+TEST(Routing, PathCacheGivesTheWalkedPaths) {
+  // A chain 0 - 1 - ... - 11, link i (channels 2i forward, 2i + 1 back) of latency i + 1 us.
+  Topology chain;
+  for (int i = 0; i < 12; ++i)
+    chain.add_node("n" + std::to_string(i));
+  for (NodeId i = 0; i + 1 < 12; ++i)
+    chain.add_link(i, i + 1, 1e9, us(static_cast<std::int64_t>(i) + 1));
+  RouteTable cached(chain);
+  for (int pass = 0; pass < 2; ++pass) {  // a walk, then the cache
+    const Route r = cached.path(0, 3, 0);
+    EXPECT_EQ(r.channels, (std::vector<ChannelId>{0, 2, 4})) << pass;
+    EXPECT_EQ(r.nodes, (std::vector<NodeId>{0, 1, 2, 3})) << pass;
+    EXPECT_EQ(r.latency, us(6)) << pass;  // 1 + 2 + 3
+    const Route back = cached.path(3, 1, 0);
+    EXPECT_EQ(back.channels, (std::vector<ChannelId>{5, 3})) << pass;
+    EXPECT_EQ(back.nodes, (std::vector<NodeId>{3, 2, 1})) << pass;
+    EXPECT_EQ(back.latency, us(5)) << pass;  // 3 + 2
+    // 11 hops, more than a cache entry holds: walked every time.
+    const Route all = cached.path(0, 11, 0);
+    ASSERT_EQ(all.channels.size(), 11u);
+    EXPECT_GT(all.channels.size(), RouteTable::kCachedHops);
+    EXPECT_EQ(all.channels.back(), 20u);
+    EXPECT_EQ(all.latency, us(66)) << pass;  // 1 + ... + 11
+    // A route pinned through node 5: two legs, each cached on its own.
+    const Route via = cached.route(2, 7, 99, NodeId{5});
+    EXPECT_EQ(via.channels, (std::vector<ChannelId>{4, 6, 8, 10, 12})) << pass;
+    EXPECT_EQ(via.latency, us(3 + 4 + 5 + 6 + 7)) << pass;
+  }
+
+  // Every path of a fabric with 3 paths between leaves, against a table without a cache; a cache
+  // of 4 entries so that paths evict each other.
+  const Topology t = load_topology(json{{"spines", 3}, {"leaves", 3}, {"hosts_per_leaf", 2}});
+  RouteTable walk(t, 0);
+  RouteTable tiny(t, 4);
+  RouteTable normal(t);
+  std::uint64_t state = 7;
+  for (int round = 0; round < 3; ++round) {
+    for (NodeId a = 0; a < t.node_count(); ++a) {
+      for (NodeId b = 0; b < t.node_count(); ++b) {
+        const std::uint64_t n = walk.path_count(a, b);
+        ASSERT_EQ(tiny.path_count(a, b), n);
+        for (std::uint64_t k = 0; k < n + 1; ++k) {  // n: the index taken mod n
+          const Route expected = walk.path(a, b, k);
+          for (RouteTable* rt : {&tiny, &normal}) {
+            const Route got = rt->path(a, b, k);
+            ASSERT_EQ(got.channels, expected.channels) << a << " " << b << " " << k;
+            ASSERT_EQ(got.nodes, expected.nodes) << a << " " << b << " " << k;
+            ASSERT_EQ(got.latency, expected.latency) << a << " " << b << " " << k;
+          }
+          state = splitmix64(state);
+          const NodeId via = static_cast<NodeId>(state % t.node_count());
+          const Route pinned = walk.route(a, b, state >> 20, via);
+          Route into;
+          into.channels.assign(3, 77);  // route_into must clear what was there
+          tiny.route_into(into, a, b, state >> 20, via);
+          ASSERT_EQ(into.channels, pinned.channels);
+          ASSERT_EQ(into.nodes, pinned.nodes);
+          ASSERT_EQ(into.latency, pinned.latency);
+        }
+      }
+    }
+  }
+}
+
+// The cache turns itself off over a window of walks that rarely repeat and on again later; paths
+// stay those of a table without one throughout.
+TEST(Routing, PathCacheOffAndOnAgain) {
+  const Topology t = load_topology(json{{"spines", 4}, {"leaves", 10}, {"hosts_per_leaf", 20}});
+  std::vector<NodeId> hosts;
+  for (NodeId n = 0; n < t.node_count(); ++n) {
+    if (t.node(n).kind == NodeKind::kHost) hosts.push_back(n);
+  }
+  RouteTable walk(t, 0);
+  RouteTable cached(t);
+  std::uint64_t state = 3;
+  Route got;
+  const std::size_t phase = 40 * 4096;  // past a window and the time off
+  for (std::size_t i = 0; i < 2 * phase; ++i) {
+    state = splitmix64(state);
+    // First random host pairs (1 in 40,000 repeats), then 4 sources and 4 destinations.
+    const std::size_t spread = i < phase ? hosts.size() : 4;
+    const NodeId a = hosts[state % spread];
+    const NodeId b = hosts[hosts.size() - 1 - (state >> 16) % spread];
+    const std::uint64_t key = state >> 32;
+    cached.route_into(got, a, b, key);
+    if (i % 7 == 0 || i + 4096 > 2 * phase) {  // every walk compared would take a while
+      const Route expected = walk.route(a, b, key);
+      ASSERT_EQ(got.channels, expected.channels) << i;
+      ASSERT_EQ(got.nodes, expected.nodes) << i;
+      ASSERT_EQ(got.latency, expected.latency) << i;
+    }
+  }
+}
+
+// Node ids unrelated to the distances (the counts follow the search's order of discovery):
+// 0 <- {3, 4} <- 1 <- {2, 5}, and 2 - 5.
+TEST(Routing, CountsWhereIdsAreNotInDistanceOrder) {
+  Topology t;
+  for (int i = 0; i < 6; ++i)
+    t.add_node("n" + std::to_string(i));
+  t.add_link(0, 4, 1e9, us(1));  // link 0
+  t.add_link(0, 3, 1e9, us(1));  // link 1
+  t.add_link(1, 3, 1e9, us(1));  // link 2
+  t.add_link(1, 4, 1e9, us(1));  // link 3
+  t.add_link(2, 1, 1e9, us(1));  // link 4
+  t.add_link(5, 1, 1e9, us(1));  // link 5
+  t.add_link(2, 5, 1e9, us(1));  // link 6
+  RouteTable rt(t);
+  EXPECT_EQ(rt.path_count(4, 0), 1u);
+  EXPECT_EQ(rt.path_count(1, 0), 2u);  // via 3 or 4
+  EXPECT_EQ(rt.path_count(2, 0), 2u);
+  EXPECT_EQ(rt.path_count(5, 0), 2u);  // 5 - 2 is no shorter
+  // Paths numbered by neighbour id at each hop: from 1, 3 before 4.
+  EXPECT_EQ(rt.path(2, 0, 0).nodes, (std::vector<NodeId>{2, 1, 3, 0}));
+  EXPECT_EQ(rt.path(2, 0, 1).nodes, (std::vector<NodeId>{2, 1, 4, 0}));
+  // Link 4 forward (2 -> 1), link 3 forward (1 -> 4), link 0 backward (4 -> 0).
+  EXPECT_EQ(rt.path(2, 0, 1).channels, (std::vector<ChannelId>{8, 6, 1}));
+  EXPECT_EQ(rt.path(0, 2, 1).nodes, (std::vector<NodeId>{0, 4, 1, 2}));
+}
+
 TEST(Routing, HashIsFixed) {
   // Known answers pin the documented hash so that other simulators can reproduce path choices.
   EXPECT_EQ(splitmix64(0), 0xe220a8397b1dcdafULL);

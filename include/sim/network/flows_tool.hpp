@@ -8,6 +8,7 @@
 #include <iosfwd>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/network/topology.hpp"
@@ -47,13 +48,25 @@ void write_flow_results(std::ostream& out, const Topology& topology,
                         const std::vector<FlowResult>& results);
 
 namespace detail {
-/// Writes to `out` (room for kNumberChars) what fmt's "{}" writes for Time::from_ns(ns)
-/// .to_seconds() (the shortest decimal that reads back to the same double), and returns the end.
-/// Most times take a path without the general shortest-decimal search; tests compare the two.
-constexpr std::size_t kNumberChars = 32;
+/// A number cell as std::from_chars reads it (ok: all of s read, finite), with a fast path for
+/// plain decimals (digits, perhaps a point and digits); tests compare the two.
+double parse_number(std::string_view s, bool& ok);
+/// Writes to `out` (room for kNumberChars: it may write past the end it returns) what fmt's "{}"
+/// writes for Time::from_ns(ns) .to_seconds() (the shortest decimal that reads back to the same
+/// double), and returns the end. Most times take a path without the general shortest-decimal
+/// search; tests compare the two.
+constexpr std::size_t kNumberChars = 48;
 char* write_seconds(char* out, std::int64_t ns);
 /// The same for a double (an integral byte count takes a path of its own).
 char* write_double(char* out, double v);
+/// n / 10^p (n < 10^17, 0 <= p <= 20) in fixed notation without trailing zeros (nor the point if
+/// nothing follows it); may write past the returned end, within kNumberChars.
+char* write_fixed(char* out, std::uint64_t n, int p);
+/// What fmt's "{}" writes for a non-integral v in [10^e10, 10^(e10 + 1)), -4 <= e10 <= 15, below
+/// 2^53, provided no decimal of fewer than min_digits significant digits reads back to v; or
+/// nullptr, writing nothing, where it cannot decide (a tie, the smallest significand of a
+/// binade, or v outside those bounds).
+char* write_shortest(char* out, double v, int e10, int min_digits);
 }  // namespace detail
 
 /// The whole command: reads both files, simulates, writes CSV to `out`. Returns the number of

@@ -11,7 +11,11 @@
 /// (its id by default). On a spine-leaf fabric the paths between hosts of different leaves are
 /// numbered by spine, so path k crosses spine k.
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -33,7 +37,19 @@ struct Route {
 
 class RouteTable {
  public:
-  explicit RouteTable(const Topology& topology);
+  /// Paths of up to kCachedHops channels, once walked, are kept in a two-way cache of
+  /// `cache_entries` (rounded up to a power of two, at least 2; 0: none) keyed by (src, dst,
+  /// path number), the last walked first in its pair: a flow set between few endpoints (every
+  /// cloud-mix flow leaves the store) walks each path about once. An entry is one 64-byte cache
+  /// line; the table is allocated at the first walk and its pages touched only where paths are
+  /// kept (256 kB at most by default). Where paths rarely repeat it turns itself off for a while
+  /// (use_cache). Results are the same with and without it.
+  static constexpr std::size_t kCachedHops = 10;
+  static constexpr std::size_t kDefaultCacheEntries = 4096;
+  explicit RouteTable(const Topology& topology, std::size_t cache_entries = kDefaultCacheEntries);
+  ~RouteTable();
+  RouteTable(const RouteTable&) = delete;
+  RouteTable& operator=(const RouteTable&) = delete;
 
   /// Number of equal-cost shortest paths from src to dst (0 if unreachable; saturates at 2^62).
   [[nodiscard]] std::uint64_t path_count(NodeId src, NodeId dst);
@@ -59,8 +75,40 @@ class RouteTable {
   /// Appends path number `index` from src (r.nodes already ends with src) to dst.
   void append_path(Route& r, NodeId src, NodeId dst, std::uint64_t index);
 
+  /// A walked path: its channels[0, hops) (the nodes after src are where they lead) and their
+  /// latency; src == dst == 0 with no hops is what a zeroed (never written) entry holds, which is
+  /// also that path's true value.
+  struct alignas(64) CachedPath {
+    NodeId src;
+    NodeId dst;
+    std::uint32_t number;  ///< the path number, below path_count(src, dst)
+    std::uint32_t hops;
+    std::array<ChannelId, kCachedHops> channels;
+    Time latency;
+  };
+  static_assert(sizeof(CachedPath) == 64);
+  struct FreeDeleter {
+    void operator()(void* p) const { std::free(p); }
+  };
+  /// Whether this walk goes through the cache: it is used in windows of kCacheWindow walks, and
+  /// a window with fewer than a quarter hits turns it off for the next kCacheOff walks.
+  bool use_cache();
+  static constexpr std::uint32_t kCacheWindow = 4096;
+  static constexpr std::uint32_t kCacheOff = 31 * kCacheWindow;
+  /// The two entries (a 128-byte pair) where the path (src, dst, number) may be kept.
+  CachedPath* cache_set(NodeId src, NodeId dst, std::uint64_t number);
+  struct LinkGraph;  // the boost::graph of the links, built at the first search
+
   const Topology& topology_;
   std::vector<std::optional<PerDestination>> cache_;  // indexed by destination, filled lazily
+  std::unique_ptr<LinkGraph> graph_;
+  std::vector<NodeId> order_scratch_;  ///< towards()'s order of discovery, kept across calls
+  std::size_t path_cache_mask_;        ///< entries - 1 (entries a power of two), or ~0 for none
+  std::unique_ptr<void, FreeDeleter> paths_memory_;  ///< calloc'ed at the first walk
+  CachedPath* paths_ = nullptr;                      ///< in paths_memory_, 128-byte aligned
+  std::uint32_t window_left_ = kCacheWindow;         ///< walks left in this window
+  std::uint32_t window_hits_ = 0;                    ///< hits in it
+  std::uint32_t off_left_ = 0;                       ///< walks left without the cache
 };
 
 }  // namespace sim::net
