@@ -270,13 +270,21 @@ void FlowNetwork::recommit_uniform(Uniform& u, double rate, const std::uint32_t*
   ++resolve_id_;
   ++epoch_;
   const Time now = sim_.now();
+  double least = kInf;  // the least bytes left, found on the way (crown_uniform)
   if (now != u.since) {
     const double d = u.rate * (now - u.since).to_seconds() / 8.0;
-    for (double& r : u.remaining)
+    for (double& r : u.remaining) {
       r = std::max(0.0, r - d);
+      least = std::min(least, r);
+    }
+  } else {
+    least = least_remaining(u);
   }
-  for (std::size_t j = 0; j < count; ++j)
-    u.remaining.push_back(flows_[added[j]].remaining);
+  for (std::size_t j = 0; j < count; ++j) {
+    const double r = flows_[added[j]].remaining;
+    u.remaining.push_back(r);
+    least = std::min(least, r);
+  }
   const std::size_t m = u.remaining.size();
   stats_.flows_solved += m;
   stats_.channels_solved += 1;
@@ -286,38 +294,48 @@ void FlowNetwork::recommit_uniform(Uniform& u, double rate, const std::uint32_t*
   u.sequence = sim_.queue().take_sequences(m);
   u.block = m;
   u.rotation = static_cast<std::uint32_t>(count);
-  crown_uniform(u);
+  crown_uniform(u, least);
   settle_idle();
   completions_.arm();
 }
 
-void FlowNetwork::crown_uniform(Uniform& u) {
-  // The earliest member: the least bytes left (finish times are monotone in them), and among
-  // members finishing in the same nanosecond the lowest sequence number. A member more than
-  // 1e-9 (relative) plus 80 ns of transfer above the least finishes later for sure (far above the
-  // rounding of the division and of the conversion to nanoseconds).
-  const std::size_t m = u.remaining.size();
-  const std::uint32_t previous = u.winner;
-  u.winner = kNone;
+double FlowNetwork::least_remaining(const Uniform& u) {
   double least = kInf;
   for (const double r : u.remaining)
     least = std::min(least, r);
+  return least;
+}
+
+void FlowNetwork::crown_uniform(Uniform& u, double least) {
+  // The earliest member: the least bytes left (`least`; finish times are monotone in them), and
+  // among members finishing in the same nanosecond the lowest sequence number. A member more than
+  // 1e-9 (relative) plus 80 ns of transfer above the least finishes later for sure (far above the
+  // rounding of the division and of the conversion to nanoseconds). Members are visited in
+  // sequence order (offset o is member (o + m - rotation) % m), so the first that finishes at the
+  // earliest time is the one; the least itself does, so the scan always ends on one.
+  const std::size_t m = u.remaining.size();
+  const std::uint32_t previous = u.winner;
+  u.winner = kNone;
   Time first;
   if (finish_time(least, u.rate, u.since, first)) {
     const double near = least * (1.0 + 1e-9) + u.rate * 1e-8;
+    const double* remaining = u.remaining.data();
+    const auto finishes_first = [&](std::size_t k) {
+      const double r = remaining[k];
+      if (!(r <= near)) return false;
+      if (r == least) return true;  // the same bytes left: the same time (members of one burst)
+      Time t;
+      return finish_time(r, u.rate, u.since, t) && t == first;
+    };
+    const std::size_t start = u.rotation == 0 ? 0 : m - u.rotation;  // offset 0
     std::size_t best = m;
-    std::size_t best_offset = m;
-    for (std::size_t k = 0; k < m; ++k) {
-      if (!(u.remaining[k] <= near)) continue;
-      const std::size_t offset = (k + u.rotation) % m;
-      if (offset >= best_offset) continue;
-      Time t = first;  // the same bytes left: the same time (members of one burst)
-      if (u.remaining[k] != least && !finish_time(u.remaining[k], u.rate, u.since, t)) continue;
-      if (t == first) {
-        best = k;
-        best_offset = offset;
-      }
+    for (std::size_t k = start; k < m && best == m; ++k) {
+      if (finishes_first(k)) best = k;
     }
+    for (std::size_t k = 0; k < start && best == m; ++k) {
+      if (finishes_first(k)) best = k;
+    }
+    const std::size_t best_offset = best >= start ? best - start : best + u.rotation;
     u.winner = channels_[u.channel].flows[best];
     if (previous != kNone && previous != u.winner) completions_.erase(previous);
     completions_.set_reserved(u.winner, first, u.sequence + best_offset);
@@ -377,7 +395,7 @@ void FlowNetwork::try_enter_uniform() {
   u.winner = kNone;
   channel_marks_[c].uniform = index;
   ++uniform_count_;
-  crown_uniform(u);
+  crown_uniform(u, least_remaining(u));
   for (const std::uint32_t g : ch.flows) {  // only the earliest member keeps its entry
     if (g != u.winner) completions_.erase(g);
   }

@@ -383,7 +383,8 @@ class FlowNetwork {
   bool try_uniform_depart(std::uint32_t slot);
   void recommit_uniform(Uniform& u, double rate, const std::uint32_t* added, std::size_t count);
   /// Gives the earliest member (Uniform::winner) its completion entry.
-  void crown_uniform(Uniform& u);
+  void crown_uniform(Uniform& u, double least);
+  [[nodiscard]] static double least_remaining(const Uniform& u);
   void try_enter_uniform();
   bool fill_single(double min_cap, std::size_t& unfrozen);
   void commit();
