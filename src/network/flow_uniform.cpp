@@ -220,15 +220,10 @@ bool FlowNetwork::try_uniform_depart(std::uint32_t slot) {
   // departure_level is the rate (saturated, every rate equal); the cut rate * kCutMargin and
   // visit's local level keep every member. After the leave the channel must still bind (else the
   // solver would put it to sleep).
-  const FlowHot& h = hot_[slot];
-  std::uint64_t units = 0;
-  double bound = h.cap;
-  for (std::uint32_t k = 0; k < h.channel_count; ++k)
-    bound = std::min(bound, channels_[h.channels[k]].capacity);
+  const std::uint64_t units = flows_[slot].bound_units;  // what leave_slack takes back
   std::uint64_t potential = ch.potential;
   std::uint32_t unbounded = ch.unbounded;
-  if (bound <= 1099511627776.0) {  // flow_slack.cpp's rate_bound
-    units = static_cast<std::uint64_t>(std::ceil(std::max(0.0, bound)));
+  if (units != kNoBound) {
     potential -= units;
   } else {
     --unbounded;

@@ -184,7 +184,11 @@ class FlowNetwork {
     std::function<void()> on_done;
     std::vector<EventHandle> deliveries;
     std::size_t pending_deliveries = 0;
+    /// Its rate bound in whole bit/s, rounded up, or kNoBound (flow_slack.cpp): set when it
+    /// joins, taken back when it leaves (the cap and the capacities do not change meanwhile).
+    std::uint64_t bound_units = 0;
   };
+  static constexpr std::uint64_t kNoBound = ~std::uint64_t{0};
 
   /// What the solver reads and writes, kept apart from Flow (struct of arrays) so that scanning
   /// a channel's flows touches one small record per flow.
