@@ -100,6 +100,7 @@ void FlowNetwork::exit_uniform(std::uint32_t index, std::uint32_t skip) {
   u.active = false;
   u.remaining.clear();
   u.caps.clear();
+  u.capped = 0;
   --uniform_count_;
 }
 
@@ -185,9 +186,13 @@ bool FlowNetwork::try_uniform_start(const std::uint32_t* added, std::size_t coun
   if (!(cut <= u.rate)) return false;
   double min_cap = new_min_cap;
   double max_cap = new_max_cap;
-  for (const double c : u.caps) {
-    min_cap = std::min(min_cap, c);
-    max_cap = std::max(max_cap, c);
+  if (u.capped == 0) {  // every member's cap is +inf
+    max_cap = kInf;
+  } else {
+    for (const double c : u.caps) {
+      min_cap = std::min(min_cap, c);
+      max_cap = std::max(max_cap, c);
+    }
   }
   const auto sum_caps = [&] {
     double sum = 0.0;
@@ -203,6 +208,7 @@ bool FlowNetwork::try_uniform_start(const std::uint32_t* added, std::size_t coun
   for (std::size_t j = 0; j < count; ++j) {
     hot_[added[j]].pending = false;
     u.caps.push_back(hot_[added[j]].cap);
+    if (u.caps.back() != kInf) ++u.capped;
   }
   recommit_uniform(u, share, added, count);
   return true;
@@ -230,12 +236,16 @@ bool FlowNetwork::try_uniform_depart(std::uint32_t slot) {
   }
   if (never_binds(ch.capacity, potential, unbounded)) return false;
   // The members after detach's swap: the last takes the leaver's place.
+  const std::uint32_t capped = u.capped - (u.caps[p] != kInf ? 1 : 0);
   double min_cap = kInf;
-  double max_cap = 0.0;
-  for (std::size_t k = 0; k < m; ++k) {
-    const double c = k == p ? kInf : u.caps[k];
-    min_cap = std::min(min_cap, c);
-    max_cap = std::max(max_cap, k == p ? 0.0 : c);
+  double max_cap = kInf;  // (every other member's cap is +inf: both are, and no sum is taken)
+  if (capped > 0) {
+    max_cap = 0.0;
+    for (std::size_t k = 0; k < m; ++k) {
+      const double c = k == p ? kInf : u.caps[k];
+      min_cap = std::min(min_cap, c);
+      max_cap = std::max(max_cap, k == p ? 0.0 : c);
+    }
   }
   const auto sum_caps = [&] {
     double sum = 0.0;
@@ -246,6 +256,7 @@ bool FlowNetwork::try_uniform_depart(std::uint32_t slot) {
   double share = 0.0;
   if (!share_applies(ch.capacity, m - 1, min_cap, max_cap, sum_caps, u.rate, share)) return false;
   if (u.winner == slot) u.winner = kNone;  // its entry is gone (fired, or erased by cancel)
+  u.capped = capped;
   u.caps[p] = u.caps.back();
   u.caps.pop_back();
   u.remaining[p] = u.remaining.back();
@@ -380,9 +391,11 @@ void FlowNetwork::try_enter_uniform() {
   u.since = sim_.now();
   u.remaining.clear();
   u.caps.clear();
+  u.capped = 0;
   for (const std::uint32_t g : ch.flows) {
     u.remaining.push_back(flows_[g].remaining);
     u.caps.push_back(hot_[g].cap);
+    if (hot_[g].cap != kInf) ++u.capped;
   }
   u.sequence = commit_first_sequence_;
   u.block = m;

@@ -266,6 +266,7 @@ class FlowNetwork {
     Time since;                     ///< when it was committed: every member's last_update
     std::vector<double> remaining;  ///< per member: bytes left as of `since`
     std::vector<double> caps;       ///< per member: FlowHot::cap
+    std::uint32_t capped = 0;       ///< members whose cap is not +inf (the scans of caps skipped)
     /// The commit took the block [sequence, sequence + block): member k took
     /// sequence + (k + rotation) % m (the commit's order: new flows first).
     std::uint64_t sequence = 0;
