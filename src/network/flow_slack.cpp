@@ -95,6 +95,7 @@ void FlowNetwork::join_slack(std::uint32_t slot) {
   h.pending = true;
   std::uint64_t units = 0;
   const bool bounded = rate_bound(h, channels_, units);
+  flows_[slot].bound_units = bounded ? units : kNoBound;  // for leave_slack
   for (std::uint32_t k = 0; k < h.channel_count; ++k) {
     Channel& ch = channels_[h.channels[k]];
     if (bounded) {
@@ -115,8 +116,8 @@ void FlowNetwork::join_slack(std::uint32_t slot) {
 
 void FlowNetwork::leave_slack(std::uint32_t slot) {
   const FlowHot& h = hot_[slot];
-  std::uint64_t units = 0;
-  const bool bounded = rate_bound(h, channels_, units);
+  const std::uint64_t units = flows_[slot].bound_units;  // join_slack's rate_bound
+  const bool bounded = units != kNoBound;
   for (std::uint32_t k = 0; k < h.channel_count; ++k) {
     const ChannelId c = h.channels[k];
     Channel& ch = channels_[c];

@@ -100,6 +100,7 @@ void FlowNetwork::exit_uniform(std::uint32_t index, std::uint32_t skip) {
   u.active = false;
   u.remaining.clear();
   u.caps.clear();
+  u.capped = 0;
   --uniform_count_;
 }
 
@@ -185,9 +186,13 @@ bool FlowNetwork::try_uniform_start(const std::uint32_t* added, std::size_t coun
   if (!(cut <= u.rate)) return false;
   double min_cap = new_min_cap;
   double max_cap = new_max_cap;
-  for (const double c : u.caps) {
-    min_cap = std::min(min_cap, c);
-    max_cap = std::max(max_cap, c);
+  if (u.capped == 0) {  // every member's cap is +inf
+    max_cap = kInf;
+  } else {
+    for (const double c : u.caps) {
+      min_cap = std::min(min_cap, c);
+      max_cap = std::max(max_cap, c);
+    }
   }
   const auto sum_caps = [&] {
     double sum = 0.0;
@@ -203,6 +208,7 @@ bool FlowNetwork::try_uniform_start(const std::uint32_t* added, std::size_t coun
   for (std::size_t j = 0; j < count; ++j) {
     hot_[added[j]].pending = false;
     u.caps.push_back(hot_[added[j]].cap);
+    if (u.caps.back() != kInf) ++u.capped;
   }
   recommit_uniform(u, share, added, count);
   return true;
@@ -220,27 +226,26 @@ bool FlowNetwork::try_uniform_depart(std::uint32_t slot) {
   // departure_level is the rate (saturated, every rate equal); the cut rate * kCutMargin and
   // visit's local level keep every member. After the leave the channel must still bind (else the
   // solver would put it to sleep).
-  const FlowHot& h = hot_[slot];
-  std::uint64_t units = 0;
-  double bound = h.cap;
-  for (std::uint32_t k = 0; k < h.channel_count; ++k)
-    bound = std::min(bound, channels_[h.channels[k]].capacity);
+  const std::uint64_t units = flows_[slot].bound_units;  // what leave_slack takes back
   std::uint64_t potential = ch.potential;
   std::uint32_t unbounded = ch.unbounded;
-  if (bound <= 1099511627776.0) {  // flow_slack.cpp's rate_bound
-    units = static_cast<std::uint64_t>(std::ceil(std::max(0.0, bound)));
+  if (units != kNoBound) {
     potential -= units;
   } else {
     --unbounded;
   }
   if (never_binds(ch.capacity, potential, unbounded)) return false;
   // The members after detach's swap: the last takes the leaver's place.
+  const std::uint32_t capped = u.capped - (u.caps[p] != kInf ? 1 : 0);
   double min_cap = kInf;
-  double max_cap = 0.0;
-  for (std::size_t k = 0; k < m; ++k) {
-    const double c = k == p ? kInf : u.caps[k];
-    min_cap = std::min(min_cap, c);
-    max_cap = std::max(max_cap, k == p ? 0.0 : c);
+  double max_cap = kInf;  // (every other member's cap is +inf: both are, and no sum is taken)
+  if (capped > 0) {
+    max_cap = 0.0;
+    for (std::size_t k = 0; k < m; ++k) {
+      const double c = k == p ? kInf : u.caps[k];
+      min_cap = std::min(min_cap, c);
+      max_cap = std::max(max_cap, k == p ? 0.0 : c);
+    }
   }
   const auto sum_caps = [&] {
     double sum = 0.0;
@@ -251,6 +256,7 @@ bool FlowNetwork::try_uniform_depart(std::uint32_t slot) {
   double share = 0.0;
   if (!share_applies(ch.capacity, m - 1, min_cap, max_cap, sum_caps, u.rate, share)) return false;
   if (u.winner == slot) u.winner = kNone;  // its entry is gone (fired, or erased by cancel)
+  u.capped = capped;
   u.caps[p] = u.caps.back();
   u.caps.pop_back();
   u.remaining[p] = u.remaining.back();
@@ -270,13 +276,21 @@ void FlowNetwork::recommit_uniform(Uniform& u, double rate, const std::uint32_t*
   ++resolve_id_;
   ++epoch_;
   const Time now = sim_.now();
+  double least = kInf;  // the least bytes left, found on the way (crown_uniform)
   if (now != u.since) {
     const double d = u.rate * (now - u.since).to_seconds() / 8.0;
-    for (double& r : u.remaining)
+    for (double& r : u.remaining) {
       r = std::max(0.0, r - d);
+      least = std::min(least, r);
+    }
+  } else {
+    least = least_remaining(u);
   }
-  for (std::size_t j = 0; j < count; ++j)
-    u.remaining.push_back(flows_[added[j]].remaining);
+  for (std::size_t j = 0; j < count; ++j) {
+    const double r = flows_[added[j]].remaining;
+    u.remaining.push_back(r);
+    least = std::min(least, r);
+  }
   const std::size_t m = u.remaining.size();
   stats_.flows_solved += m;
   stats_.channels_solved += 1;
@@ -286,38 +300,48 @@ void FlowNetwork::recommit_uniform(Uniform& u, double rate, const std::uint32_t*
   u.sequence = sim_.queue().take_sequences(m);
   u.block = m;
   u.rotation = static_cast<std::uint32_t>(count);
-  crown_uniform(u);
+  crown_uniform(u, least);
   settle_idle();
   completions_.arm();
 }
 
-void FlowNetwork::crown_uniform(Uniform& u) {
-  // The earliest member: the least bytes left (finish times are monotone in them), and among
-  // members finishing in the same nanosecond the lowest sequence number. A member more than
-  // 1e-9 (relative) plus 80 ns of transfer above the least finishes later for sure (far above the
-  // rounding of the division and of the conversion to nanoseconds).
-  const std::size_t m = u.remaining.size();
-  const std::uint32_t previous = u.winner;
-  u.winner = kNone;
+double FlowNetwork::least_remaining(const Uniform& u) {
   double least = kInf;
   for (const double r : u.remaining)
     least = std::min(least, r);
+  return least;
+}
+
+void FlowNetwork::crown_uniform(Uniform& u, double least) {
+  // The earliest member: the least bytes left (`least`; finish times are monotone in them), and
+  // among members finishing in the same nanosecond the lowest sequence number. A member more than
+  // 1e-9 (relative) plus 80 ns of transfer above the least finishes later for sure (far above the
+  // rounding of the division and of the conversion to nanoseconds). Members are visited in
+  // sequence order (offset o is member (o + m - rotation) % m), so the first that finishes at the
+  // earliest time is the one; the least itself does, so the scan always ends on one.
+  const std::size_t m = u.remaining.size();
+  const std::uint32_t previous = u.winner;
+  u.winner = kNone;
   Time first;
   if (finish_time(least, u.rate, u.since, first)) {
     const double near = least * (1.0 + 1e-9) + u.rate * 1e-8;
+    const double* remaining = u.remaining.data();
+    const auto finishes_first = [&](std::size_t k) {
+      const double r = remaining[k];
+      if (!(r <= near)) return false;
+      if (r == least) return true;  // the same bytes left: the same time (members of one burst)
+      Time t;
+      return finish_time(r, u.rate, u.since, t) && t == first;
+    };
+    const std::size_t start = u.rotation == 0 ? 0 : m - u.rotation;  // offset 0
     std::size_t best = m;
-    std::size_t best_offset = m;
-    for (std::size_t k = 0; k < m; ++k) {
-      if (!(u.remaining[k] <= near)) continue;
-      const std::size_t offset = (k + u.rotation) % m;
-      if (offset >= best_offset) continue;
-      Time t = first;  // the same bytes left: the same time (members of one burst)
-      if (u.remaining[k] != least && !finish_time(u.remaining[k], u.rate, u.since, t)) continue;
-      if (t == first) {
-        best = k;
-        best_offset = offset;
-      }
+    for (std::size_t k = start; k < m && best == m; ++k) {
+      if (finishes_first(k)) best = k;
     }
+    for (std::size_t k = 0; k < start && best == m; ++k) {
+      if (finishes_first(k)) best = k;
+    }
+    const std::size_t best_offset = best >= start ? best - start : best + u.rotation;
     u.winner = channels_[u.channel].flows[best];
     if (previous != kNone && previous != u.winner) completions_.erase(previous);
     completions_.set_reserved(u.winner, first, u.sequence + best_offset);
@@ -367,9 +391,11 @@ void FlowNetwork::try_enter_uniform() {
   u.since = sim_.now();
   u.remaining.clear();
   u.caps.clear();
+  u.capped = 0;
   for (const std::uint32_t g : ch.flows) {
     u.remaining.push_back(flows_[g].remaining);
     u.caps.push_back(hot_[g].cap);
+    if (hot_[g].cap != kInf) ++u.capped;
   }
   u.sequence = commit_first_sequence_;
   u.block = m;
@@ -377,7 +403,7 @@ void FlowNetwork::try_enter_uniform() {
   u.winner = kNone;
   channel_marks_[c].uniform = index;
   ++uniform_count_;
-  crown_uniform(u);
+  crown_uniform(u, least_remaining(u));
   for (const std::uint32_t g : ch.flows) {  // only the earliest member keeps its entry
     if (g != u.winner) completions_.erase(g);
   }

@@ -184,7 +184,11 @@ class FlowNetwork {
     std::function<void()> on_done;
     std::vector<EventHandle> deliveries;
     std::size_t pending_deliveries = 0;
+    /// Its rate bound in whole bit/s, rounded up, or kNoBound (flow_slack.cpp): set when it
+    /// joins, taken back when it leaves (the cap and the capacities do not change meanwhile).
+    std::uint64_t bound_units = 0;
   };
+  static constexpr std::uint64_t kNoBound = ~std::uint64_t{0};
 
   /// What the solver reads and writes, kept apart from Flow (struct of arrays) so that scanning
   /// a channel's flows touches one small record per flow.
@@ -262,6 +266,7 @@ class FlowNetwork {
     Time since;                     ///< when it was committed: every member's last_update
     std::vector<double> remaining;  ///< per member: bytes left as of `since`
     std::vector<double> caps;       ///< per member: FlowHot::cap
+    std::uint32_t capped = 0;       ///< members whose cap is not +inf (the scans of caps skipped)
     /// The commit took the block [sequence, sequence + block): member k took
     /// sequence + (k + rotation) % m (the commit's order: new flows first).
     std::uint64_t sequence = 0;
@@ -383,7 +388,8 @@ class FlowNetwork {
   bool try_uniform_depart(std::uint32_t slot);
   void recommit_uniform(Uniform& u, double rate, const std::uint32_t* added, std::size_t count);
   /// Gives the earliest member (Uniform::winner) its completion entry.
-  void crown_uniform(Uniform& u);
+  void crown_uniform(Uniform& u, double least);
+  [[nodiscard]] static double least_remaining(const Uniform& u);
   void try_enter_uniform();
   bool fill_single(double min_cap, std::size_t& unfrozen);
   void commit();
