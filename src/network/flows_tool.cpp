@@ -294,6 +294,18 @@ NodeId node_or_fail(const Topology& t, std::string_view name, const std::string&
 
 namespace {
 
+// The previous line's valid cell of a column and the number read from it.
+struct CellMemo {
+  std::string text;
+  double value = 0.0;
+  bool valid = false;
+  void remember(std::string_view s, double v) {
+    text.assign(s);
+    value = v;
+    valid = true;
+  }
+};
+
 template <class List>
 List read_flows(std::istream& in, const std::string& file, const Topology& topology,
                 std::uintmax_t input_bytes) {
@@ -317,6 +329,7 @@ List read_flows(std::istream& in, const std::string& file, const Topology& topol
   const NodeNames names(topology);
   std::string last_src_name;
   std::optional<NodeId> last_src;
+  CellMemo last_bytes, last_start;
   std::size_t line_no = 0;
   bool header_seen = false;
   while (reader.next(raw, too_long)) {
@@ -389,8 +402,11 @@ List read_flows(std::istream& in, const std::string& file, const Topology& topol
     } else {
       f.dst = node_or_fail(topology, cells[col_dst], "dst", file, line_no);
     }
-    {
-      const std::string_view s = cells[col_bytes];
+    // A burst's lines usually share their size and start: the previous cell's value is reused
+    // when the text matches.
+    if (const std::string_view s = cells[col_bytes]; s == last_bytes.text && last_bytes.valid) {
+      f.bytes = last_bytes.value;
+    } else {
       bool ok = false;
       double b = detail::parse_number(s, ok);
       if (!ok) {
@@ -407,9 +423,11 @@ List read_flows(std::istream& in, const std::string& file, const Topology& topol
                          s));
       }
       f.bytes = b;
+      last_bytes.remember(s, b);
     }
-    {
-      const std::string_view s = cells[col_start];
+    if (const std::string_view s = cells[col_start]; s == last_start.text && last_start.valid) {
+      f.start = seconds(last_start.value);
+    } else {
       bool ok = false;
       const double t = detail::parse_number(s, ok);
       if (!ok || t < 0.0 || t > 9.0e9) {
@@ -417,6 +435,7 @@ List read_flows(std::istream& in, const std::string& file, const Topology& topol
              fmt::format("column \"start\": expected a time in seconds >= 0, found \"{}\"", s));
       }
       f.start = seconds(t);
+      last_start.remember(s, t);
     }
     if (col_spine != kAbsent && !cells[col_spine].empty() && cells[col_spine] != "-") {
       const std::string_view s = cells[col_spine];
@@ -601,26 +620,68 @@ void write_rows(std::ostream& out, std::size_t n, const Row& row) {
   out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
 }
 
-void format_row(fmt::memory_buffer& buf, const Topology& topology, const FlowSpec& spec,
-                Time finish, std::string_view spine) {
-  // The format compiled (FMT_COMPILE): no format string parsed per line. The doubles are those
-  // of "{}" with spec.bytes, spec.start.to_seconds(), finish.to_seconds() and (finish -
-  // spec.start).to_seconds().
-  fmt::format_to(fmt::appender(buf), FMT_COMPILE("{},{},{},"), spec.id,
-                 topology.node(spec.src).name, topology.node(spec.dst).name);
-  char numbers[4 * detail::kNumberChars];
-  char* end = detail::write_double(numbers, spec.bytes);
-  const auto field = [&end](char* e) {
-    *e = ',';
-    end = e + 1;
-  };
-  field(end);
-  field(detail::write_seconds(end, spec.start.ns()));
-  field(detail::write_seconds(end, finish.ns()));
-  field(detail::write_seconds(end, (finish - spec.start).ns()));
-  buf.append(numbers, end);
-  fmt::format_to(fmt::appender(buf), FMT_COMPILE("{},{}\n"), finish.ns(), spine);
-}
+// The text of a number field in the previous row, reused while the value repeats: the flows of a
+// burst share their start, usually their size, and (a saturated channel's flows finishing
+// together) their finish and duration; in the cloud mix about 4 rows in 5 repeat each of them.
+struct FieldMemo {
+  std::uint64_t key = 0;
+  std::size_t size = 0;  // 0: nothing memorised yet (no field is empty)
+  char text[detail::kNumberChars];
+
+  // Appends the text `write(text)` writes for key (the writers may write past their end, within
+  // kNumberChars: text has that room).
+  template <class Write>
+  char* put(char* out, std::uint64_t k, const Write& write) {
+    if (size == 0 || key != k) {
+      size = static_cast<std::size_t>(write(text) - text);
+      key = k;
+    }
+    std::memcpy(out, text, size);
+    return out + size;
+  }
+};
+
+class RowFormatter {
+ public:
+  explicit RowFormatter(const Topology& topology) : topology_(topology) {}
+
+  void operator()(fmt::memory_buffer& buf, const FlowSpec& spec, Time finish,
+                  std::string_view spine) {
+    // The format compiled (FMT_COMPILE): no format string parsed per line. The doubles are those
+    // of "{}" with spec.bytes, spec.start.to_seconds(), finish.to_seconds() and (finish -
+    // spec.start).to_seconds().
+    fmt::format_to(fmt::appender(buf), FMT_COMPILE("{},{},{},"), spec.id,
+                   topology_.node(spec.src).name, topology_.node(spec.dst).name);
+    char numbers[5 * detail::kNumberChars];
+    char* end = numbers;
+    const auto field = [&end](char* e, char sep) {
+      *e = sep;
+      end = e + 1;
+    };
+    field(bytes_.put(end, std::bit_cast<std::uint64_t>(spec.bytes),
+                     [&spec](char* o) { return detail::write_double(o, spec.bytes); }),
+          ',');
+    const auto time_field = [&end, &field](FieldMemo& memo, std::int64_t ns) {
+      field(memo.put(end, static_cast<std::uint64_t>(ns),
+                     [ns](char* o) { return detail::write_seconds(o, ns); }),
+            ',');
+    };
+    time_field(start_, spec.start.ns());
+    time_field(finish_, finish.ns());
+    time_field(duration_, (finish - spec.start).ns());
+    field(finish_ns_.put(
+              end, static_cast<std::uint64_t>(finish.ns()),
+              [&finish](char* o) { return fmt::format_to(o, FMT_COMPILE("{}"), finish.ns()); }),
+          ',');
+    buf.append(numbers, end);
+    buf.append(spine.data(), spine.data() + spine.size());
+    buf.push_back('\n');
+  }
+
+ private:
+  const Topology& topology_;
+  FieldMemo bytes_, start_, finish_, duration_, finish_ns_;
+};
 
 std::string_view spine_name(const Topology& topology, NodeId spine) {
   return spine == kNoSpine ? std::string_view("-") : std::string_view(topology.node(spine).name);
@@ -855,8 +916,9 @@ std::vector<FlowResult> simulate_flows(const Topology& topology,
 
 void write_flow_results(std::ostream& out, const Topology& topology,
                         const std::vector<FlowResult>& results) {
+  RowFormatter format_row(topology);
   write_rows(out, results.size(), [&](fmt::memory_buffer& buf, std::size_t i) {
-    format_row(buf, topology, results[i].spec, results[i].finish, results[i].spine);
+    format_row(buf, results[i].spec, results[i].finish, results[i].spine);
   });
 }
 
@@ -870,9 +932,9 @@ std::size_t run_flows_tool(const std::string& topology_path, const std::string& 
   const FlowList flows = read_flows<FlowList>(in, flows_path, topology, size_error ? 0 : size);
   // The same rows as write_flow_results(simulate_flows(...)), without building FlowResults.
   const auto outcomes = run_flows(topology, flows);
+  RowFormatter format_row(topology);
   write_rows(out, flows.size(), [&](fmt::memory_buffer& buf, std::size_t i) {
-    format_row(buf, topology, flows[i], outcomes[i].finish,
-               spine_name(topology, outcomes[i].spine));
+    format_row(buf, flows[i], outcomes[i].finish, spine_name(topology, outcomes[i].spine));
   });
   return flows.size();
 }

@@ -276,6 +276,71 @@ TEST(FlowsTool, AnEndlessLineIsRejectedWithoutReadingOn) {
   EXPECT_LE(zeros.served, std::size_t{(1 << 16) + 4096});
 }
 
+// Rows repeat the previous row's number fields (a burst shares its size and start, flows
+// finishing together their finish and duration): the writer reuses the previous row's text for
+// an equal value, and must write a changed one afresh, also when it equals an older row's.
+TEST(FlowsTool, RepeatedFieldsAreWrittenAsFresh) {
+  const Topology t = testing::star(2, 10e9);
+  const auto result = [&](std::uint64_t id, double bytes, double start_s, std::int64_t finish_ns,
+                          const char* spine) {
+    FlowResult r;
+    r.spec.id = id;
+    r.spec.src = *t.find("h1");
+    r.spec.dst = *t.find("h2");
+    r.spec.bytes = bytes;
+    r.spec.start = seconds(start_s);
+    r.finish = Time::from_ns(finish_ns);
+    r.spine = spine;
+    return r;
+  };
+  const std::vector<FlowResult> rows = {
+      result(1, 1e6, 0.5, 1250000000, "-"),
+      result(2, 1e6, 0.5, 1250000000, "s0"),   // all four repeat
+      result(3, 2.5e6, 0.5, 2000000001, "-"),  // the start repeats, the others change
+      result(4, 1e6, 0.25, 1250000000, "-"),   // all equal to row 2's, none to row 3's
+      result(5, 1e6, 0.25, 1250000000, "-"),
+      result(6, 0.0, 0.0, 0, "-"),
+      result(7, -0.0, 0.0, 0, "-")};  // -0.0 == 0.0, but fmt writes "-0"
+  std::ostringstream out;
+  write_flow_results(out, t, rows);
+  EXPECT_EQ(out.str(),
+            "id,src,dst,bytes,start_s,finish_s,duration_s,finish_ns,spine\n"
+            "1,h1,h2,1000000,0.5,1.25,0.75,1250000000,-\n"
+            "2,h1,h2,1000000,0.5,1.25,0.75,1250000000,s0\n"
+            "3,h1,h2,2500000,0.5,2.000000001,1.500000001,2000000001,-\n"
+            "4,h1,h2,1000000,0.25,1.25,1,1250000000,-\n"
+            "5,h1,h2,1000000,0.25,1.25,1,1250000000,-\n"
+            "6,h1,h2,0,0,0,0,0,-\n"
+            "7,h1,h2,-0,0,0,0,0,-\n");
+}
+
+// The reader reuses the previous line's size and start when the cell's text is the same: equal
+// texts give equal values, different texts of one value and a bad cell after good ones are read
+// as always.
+TEST(FlowsTool, RepeatedCellsAreReadAsFresh) {
+  const Topology t = testing::star(2, 10e9);
+  std::istringstream in(
+      "id,src,dst,bytes,start\n1,h1,h2,1e6,0.5\n2,h1,h2, 1e6 ,0.5\n3,h1,h2,1000000,0.50\n"
+      "4,h1,h2,2MB,0.50\n5,h1,h2,2MB,0.75\n");
+  const auto specs = read_flows_csv(in, "f.csv", t);
+  ASSERT_EQ(specs.size(), 5u);
+  const double bytes[] = {1e6, 1e6, 1e6, 2e6, 2e6};
+  const std::int64_t start_ns[] = {500000000, 500000000, 500000000, 500000000, 750000000};
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    EXPECT_EQ(specs[i].bytes, bytes[i]) << i;
+    EXPECT_EQ(specs[i].start.ns(), start_ns[i]) << i;
+  }
+  std::istringstream bad("id,src,dst,bytes,start\n1,h1,h2,5,1\n2,h1,h2,5,1\n3,h1,h2,5x,1\n");
+  try {
+    (void)read_flows_csv(bad, "f.csv", t);
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(),
+                 "f.csv: line 4: column \"bytes\": expected a size >= 0 in bytes (e.g. 1e9 or "
+                 "\"1GB\"), found \"5x\"");
+  }
+}
+
 TEST(FlowsTool, MissingFilesAreReported) {
   std::ostringstream out;
   try {
