@@ -314,6 +314,58 @@ TEST(FlowsTool, RepeatedFieldsAreWrittenAsFresh) {
             "7,h1,h2,-0,0,0,0,0,-\n");
 }
 
+// Rows are formatted into a buffer written in pieces of 64 kB: many rows cross its ends, and a
+// row longer than the whole buffer (a spine text of 200,000 characters) grows it.
+TEST(FlowsTool, RowsAreWrittenAcrossBufferEnds) {
+  const Topology t = testing::star(2, 10e9);
+  std::vector<FlowResult> rows;
+  std::string expected = "id,src,dst,bytes,start_s,finish_s,duration_s,finish_ns,spine\n";
+  for (std::uint64_t i = 1; i <= 5000; ++i) {
+    FlowResult r;
+    r.spec.id = i;
+    r.spec.src = *t.find("h1");
+    r.spec.dst = *t.find("h2");
+    r.spec.bytes = static_cast<double>(i % 3);
+    r.spec.start = Time::from_ns(static_cast<std::int64_t>(i / 10) * 1000000000);
+    r.finish = r.spec.start + Time::from_ns(500000000);
+    r.spine = i == 2500 ? std::string(200000, 's')
+              : i % 2   ? "a-spine-name-of-40-characters-----------"
+                        : "-";
+    // fmt's "{}" of the doubles defines the text (write_seconds's own paths are not needed).
+    expected += fmt::format("{},h1,h2,{},{},{},{},{},{}\n", i, i % 3, r.spec.start.to_seconds(),
+                            r.finish.to_seconds(), (r.finish - r.spec.start).to_seconds(),
+                            r.finish.ns(), r.spine);
+    rows.push_back(r);
+  }
+  std::ostringstream out;
+  write_flow_results(out, t, rows);
+  EXPECT_TRUE(out.str() == expected);
+}
+
+// Node names longer than the 32 characters the writer copies at once are written whole.
+TEST(FlowsTool, LongNodeNamesAreWrittenWhole) {
+  const std::string store = "a-store-whose-name-is-longer-than-thirty-two-characters";
+  const std::string topo =
+      write_temp("long-names.json",
+                 R"({"spines": 1, "leaves": 1, "hosts_per_leaf": 2, "object_stores": [{"name": ")" +
+                     store + R"(", "egress": "1Gbps"}]})");
+  const std::string flows =
+      write_temp("long-names.csv", "id,src,dst,bytes,start\n1," + store + ",host0,1e6,0\n2,host0," +
+                                       store + ",1e6,0\n3,host0,host1,1e6,0\n");
+  std::ostringstream out;
+  ASSERT_EQ(run_flows_tool(topo, flows, out), 3u);
+  std::istringstream rows(out.str());
+  std::string line;
+  std::getline(rows, line);
+  std::getline(rows, line);
+  EXPECT_EQ(line.rfind("1," + store + ",host0,1000000,0,", 0), 0u) << line;
+  std::getline(rows, line);
+  EXPECT_EQ(line.rfind("2,host0," + store + ",1000000,0,", 0), 0u) << line;
+  std::getline(rows, line);
+  EXPECT_EQ(line.rfind("3,host0,host1,1000000,0,", 0), 0u) << line;
+  EXPECT_EQ(line.substr(line.size() - 2), ",-") << line;
+}
+
 // The reader reuses the previous line's size and start when the cell's text is the same: equal
 // texts give equal values, different texts of one value and a bad cell after good ones are read
 // as always.
