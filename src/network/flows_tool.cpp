@@ -30,6 +30,9 @@
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "sim/config/units.hpp"
 #include "sim/engine/simulation.hpp"
@@ -70,6 +73,49 @@ void split(std::string_view line, std::vector<std::string_view>& out) {
   }
 }
 
+// The cells of a line of fewer than 64 characters without a blank (' ', '\t', '\r': then neither
+// the line nor a cell needs trimming), as split gives them, found from the bit masks of its
+// commas and blanks over 64 bytes read at once (16 at a time); false, writing nothing, for any
+// other line, or where the 64 bytes from line.data() would pass readable_end. The memchr per cell
+// and the trims were about a third of the reading loop.
+bool split_plain(std::string_view line, const char* readable_end,
+                 std::vector<std::string_view>& out) {
+#if defined(__SSE2__)
+  if (line.size() >= 64 || readable_end - line.data() < 64) return false;
+  std::uint64_t commas = 0;
+  std::uint64_t blanks = 0;
+  for (int k = 0; k < 4; ++k) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(line.data() + 16 * k));
+    const __m128i blank = _mm_or_si128(
+        _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\t'))),
+        _mm_cmpeq_epi8(v, _mm_set1_epi8('\r')));
+    const auto shift = static_cast<unsigned>(16 * k);
+    commas |= std::uint64_t{static_cast<std::uint16_t>(
+                  _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(','))))}
+              << shift;
+    blanks |= std::uint64_t{static_cast<std::uint16_t>(_mm_movemask_epi8(blank))} << shift;
+  }
+  const std::uint64_t in_line = (std::uint64_t{1} << line.size()) - 1;
+  if ((blanks & in_line) != 0) return false;
+  commas &= in_line;
+  out.clear();
+  std::size_t from = 0;
+  while (commas != 0) {
+    const auto at = static_cast<std::size_t>(std::countr_zero(commas));
+    out.push_back(line.substr(from, at - from));
+    from = at + 1;
+    commas &= commas - 1;
+  }
+  out.push_back(line.substr(from));
+  return true;
+#else
+  (void)line;
+  (void)readable_end;
+  (void)out;
+  return false;
+#endif
+}
+
 // Lines of a stream, read through one buffer of limit + 1 characters in pieces of up to that
 // size and returned as views into it (no copy and no allocation per line). A line (without its
 // '\n') longer than limit is returned as soon as limit + 1 of its characters are buffered, with
@@ -78,6 +124,10 @@ void split(std::string_view line, std::vector<std::string_view>& out) {
 class LineReader {
  public:
   LineReader(std::istream& in, std::size_t limit) : in_(in), limit_(limit), buf_(limit + 1) {}
+
+  // The end of the buffer the lines are views into: bytes up to it may be read (they are
+  // initialised, though not part of the line).
+  [[nodiscard]] const char* readable_end() const { return buf_.data() + buf_.size(); }
 
   // The next line, or false at the end of the input. The view stays valid until the next call.
   bool next(std::string_view& line, bool& too_long) {
@@ -335,9 +385,14 @@ List read_flows(std::istream& in, const std::string& file, const Topology& topol
   while (reader.next(raw, too_long)) {
     ++line_no;
     if (too_long) fail(file, line_no, "line longer than 65536 characters");
-    const std::string_view line = trim(raw);
-    if (line.empty() || line[0] == '#') continue;
-    split(line, cells);
+    std::string_view line = raw;
+    if (split_plain(raw, reader.readable_end(), cells)) {
+      if (line.empty() || line[0] == '#') continue;
+    } else {
+      line = trim(raw);
+      if (line.empty() || line[0] == '#') continue;
+      split(line, cells);
+    }
     if (!header_seen) {
       header_seen = true;
       for (std::size_t i = 0; i < cells.size(); ++i) {

@@ -366,6 +366,59 @@ TEST(FlowsTool, LongNodeNamesAreWrittenWhole) {
   EXPECT_EQ(line.substr(line.size() - 2), ",-") << line;
 }
 
+// Lines of fewer than 64 characters without blanks are split from bit masks of 64 bytes; the
+// others (blanks to trim, 64 characters or more) as before: both give the same cells, and the
+// same errors.
+TEST(FlowsTool, PlainAndBlankLinesAreSplitAlike) {
+  const Topology t = testing::star(2, 10e9);
+  const std::string pad(40, '0');  // leading zeros: a line of 64 characters or more
+  std::istringstream in(
+      "id,src,dst,bytes,start\n"
+      "1,h1,h2,5,0\n"
+      " 2 ,h1,\th2,6,0.5\r\n"
+      "#,comment,,,\n"
+      "\n"
+      "3,h2,h1,7,1\n" +
+      pad + "4,h2,h1," + std::string(8, '0') + "8,2\n" +  // 63 characters
+      pad + "5,h2,h1," + std::string(9, '0') + "9,3\n" +  // 64
+      pad + "6,h2,h1," + std::string(10, '0') + "10,4");  // 66, no '\n'
+  const auto specs = read_flows_csv(in, "f.csv", t);
+  ASSERT_EQ(specs.size(), 6u);
+  const std::uint64_t ids[] = {1, 2, 3, 4, 5, 6};
+  const double bytes[] = {5, 6, 7, 8, 9, 10};
+  const std::int64_t start_ns[] = {0, 500000000, 1000000000, 2000000000, 3000000000, 4000000000};
+  const std::size_t lines[] = {2, 3, 6, 7, 8, 9};
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    EXPECT_EQ(specs[i].id, ids[i]) << i;
+    EXPECT_EQ(specs[i].src, *t.find(i < 2 ? "h1" : "h2")) << i;
+    EXPECT_EQ(specs[i].dst, *t.find(i < 2 ? "h2" : "h1")) << i;
+    EXPECT_EQ(specs[i].bytes, bytes[i]) << i;
+    EXPECT_EQ(specs[i].start.ns(), start_ns[i]) << i;
+    EXPECT_EQ(specs[i].line, lines[i]) << i;
+  }
+  auto error_of = [&](const std::string& text) {
+    std::istringstream bad(text);
+    try {
+      (void)read_flows_csv(bad, "f.csv", t);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error_of("id,src,dst,bytes,start\n1,h1,h2,5,0,\n"),
+            "f.csv: line 2: expected 5 fields, found 6");
+  EXPECT_EQ(error_of("id,src,dst,bytes,start\n1,h1,h2,5,0 ,\n"),
+            "f.csv: line 2: expected 5 fields, found 6");
+  EXPECT_EQ(error_of("id,src,dst,bytes,start\n1,h1,,5,0\n"),
+            "f.csv: line 2: column \"dst\": unknown node \"\" (did you mean \"h1\"?)");
+  EXPECT_EQ(error_of("id,src,dst,bytes\n"),
+            "f.csv: line 1: expected a header with columns id,src,dst,bytes,start[,spine]; "
+            "column \"start\" is missing (found \"id,src,dst,bytes\")");
+  EXPECT_EQ(error_of(" id,src,dst,bytes \n"),
+            "f.csv: line 1: expected a header with columns id,src,dst,bytes,start[,spine]; "
+            "column \"start\" is missing (found \"id,src,dst,bytes\")");
+}
+
 // The reader reuses the previous line's size and start when the cell's text is the same: equal
 // texts give equal values, different texts of one value and a bad cell after good ones are read
 // as always.
