@@ -30,6 +30,9 @@
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "sim/config/units.hpp"
 #include "sim/engine/simulation.hpp"
@@ -70,6 +73,49 @@ void split(std::string_view line, std::vector<std::string_view>& out) {
   }
 }
 
+// The cells of a line of fewer than 64 characters without a blank (' ', '\t', '\r': then neither
+// the line nor a cell needs trimming), as split gives them, found from the bit masks of its
+// commas and blanks over 64 bytes read at once (16 at a time); false, writing nothing, for any
+// other line, or where the 64 bytes from line.data() would pass readable_end. The memchr per cell
+// and the trims were about a third of the reading loop.
+bool split_plain(std::string_view line, const char* readable_end,
+                 std::vector<std::string_view>& out) {
+#if defined(__SSE2__)
+  if (line.size() >= 64 || readable_end - line.data() < 64) return false;
+  std::uint64_t commas = 0;
+  std::uint64_t blanks = 0;
+  for (int k = 0; k < 4; ++k) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(line.data() + 16 * k));
+    const __m128i blank = _mm_or_si128(
+        _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\t'))),
+        _mm_cmpeq_epi8(v, _mm_set1_epi8('\r')));
+    const auto shift = static_cast<unsigned>(16 * k);
+    commas |= std::uint64_t{static_cast<std::uint16_t>(
+                  _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(','))))}
+              << shift;
+    blanks |= std::uint64_t{static_cast<std::uint16_t>(_mm_movemask_epi8(blank))} << shift;
+  }
+  const std::uint64_t in_line = (std::uint64_t{1} << line.size()) - 1;
+  if ((blanks & in_line) != 0) return false;
+  commas &= in_line;
+  out.clear();
+  std::size_t from = 0;
+  while (commas != 0) {
+    const auto at = static_cast<std::size_t>(std::countr_zero(commas));
+    out.push_back(line.substr(from, at - from));
+    from = at + 1;
+    commas &= commas - 1;
+  }
+  out.push_back(line.substr(from));
+  return true;
+#else
+  (void)line;
+  (void)readable_end;
+  (void)out;
+  return false;
+#endif
+}
+
 // Lines of a stream, read through one buffer of limit + 1 characters in pieces of up to that
 // size and returned as views into it (no copy and no allocation per line). A line (without its
 // '\n') longer than limit is returned as soon as limit + 1 of its characters are buffered, with
@@ -78,6 +124,10 @@ void split(std::string_view line, std::vector<std::string_view>& out) {
 class LineReader {
  public:
   LineReader(std::istream& in, std::size_t limit) : in_(in), limit_(limit), buf_(limit + 1) {}
+
+  // The end of the buffer the lines are views into: bytes up to it may be read (they are
+  // initialised, though not part of the line).
+  [[nodiscard]] const char* readable_end() const { return buf_.data() + buf_.size(); }
 
   // The next line, or false at the end of the input. The view stays valid until the next call.
   bool next(std::string_view& line, bool& too_long) {
@@ -294,6 +344,18 @@ NodeId node_or_fail(const Topology& t, std::string_view name, const std::string&
 
 namespace {
 
+// The previous line's valid cell of a column and the number read from it.
+struct CellMemo {
+  std::string text;
+  double value = 0.0;
+  bool valid = false;
+  void remember(std::string_view s, double v) {
+    text.assign(s);
+    value = v;
+    valid = true;
+  }
+};
+
 template <class List>
 List read_flows(std::istream& in, const std::string& file, const Topology& topology,
                 std::uintmax_t input_bytes) {
@@ -317,14 +379,20 @@ List read_flows(std::istream& in, const std::string& file, const Topology& topol
   const NodeNames names(topology);
   std::string last_src_name;
   std::optional<NodeId> last_src;
+  CellMemo last_bytes, last_start;
   std::size_t line_no = 0;
   bool header_seen = false;
   while (reader.next(raw, too_long)) {
     ++line_no;
     if (too_long) fail(file, line_no, "line longer than 65536 characters");
-    const std::string_view line = trim(raw);
-    if (line.empty() || line[0] == '#') continue;
-    split(line, cells);
+    std::string_view line = raw;
+    if (split_plain(raw, reader.readable_end(), cells)) {
+      if (line.empty() || line[0] == '#') continue;
+    } else {
+      line = trim(raw);
+      if (line.empty() || line[0] == '#') continue;
+      split(line, cells);
+    }
     if (!header_seen) {
       header_seen = true;
       for (std::size_t i = 0; i < cells.size(); ++i) {
@@ -389,8 +457,11 @@ List read_flows(std::istream& in, const std::string& file, const Topology& topol
     } else {
       f.dst = node_or_fail(topology, cells[col_dst], "dst", file, line_no);
     }
-    {
-      const std::string_view s = cells[col_bytes];
+    // A burst's lines usually share their size and start: the previous cell's value is reused
+    // when the text matches.
+    if (const std::string_view s = cells[col_bytes]; s == last_bytes.text && last_bytes.valid) {
+      f.bytes = last_bytes.value;
+    } else {
       bool ok = false;
       double b = detail::parse_number(s, ok);
       if (!ok) {
@@ -407,9 +478,11 @@ List read_flows(std::istream& in, const std::string& file, const Topology& topol
                          s));
       }
       f.bytes = b;
+      last_bytes.remember(s, b);
     }
-    {
-      const std::string_view s = cells[col_start];
+    if (const std::string_view s = cells[col_start]; s == last_start.text && last_start.valid) {
+      f.start = seconds(last_start.value);
+    } else {
       bool ok = false;
       const double t = detail::parse_number(s, ok);
       if (!ok || t < 0.0 || t > 9.0e9) {
@@ -417,6 +490,7 @@ List read_flows(std::istream& in, const std::string& file, const Topology& topol
              fmt::format("column \"start\": expected a time in seconds >= 0, found \"{}\"", s));
       }
       f.start = seconds(t);
+      last_start.remember(s, t);
     }
     if (col_spine != kAbsent && !cells[col_spine].empty() && cells[col_spine] != "-") {
       const std::string_view s = cells[col_spine];
@@ -584,43 +658,154 @@ std::vector<Outcome, HugePageAllocator<Outcome>> run_flows(const Topology& topol
   return results;
 }
 
-// Rows formatted into one buffer, written in large pieces (a stream insertion per line cost more
-// than the formatting). `row(buf, i)` appends row i.
+// Short texts (node names with the character that follows them in a row) stored one after
+// another with room behind the last, so that one of up to kCopy characters is copied by a copy
+// of a fixed kCopy bytes (inline moves, where a call to memcpy of a variable size was a twentieth
+// of the writing). The destination needs kCopy bytes of room (room()).
+class PaddedTexts {
+ public:
+  static constexpr std::size_t kCopy = 32;
+  void add(std::string_view text, char after) {
+    offset_.push_back(blob_.size());
+    blob_.insert(blob_.end(), text.begin(), text.end());
+    blob_.push_back(after);
+    size_.push_back(text.size() + 1);
+    longest_ = std::max(longest_, text.size() + 1);
+  }
+  void done() { blob_.resize(blob_.size() + kCopy, '\0'); }
+  [[nodiscard]] std::size_t room() const { return std::max(longest_, kCopy); }
+  char* put(char* out, std::size_t i) const {
+    const char* from = blob_.data() + offset_[i];
+    const std::size_t n = size_[i];
+    if (n <= kCopy) {
+      std::memcpy(out, from, kCopy);
+    } else {
+      std::memcpy(out, from, n);
+    }
+    return out + n;
+  }
+
+ private:
+  std::vector<char> blob_;
+  std::vector<std::size_t> offset_;
+  std::vector<std::size_t> size_;
+  std::size_t longest_ = 0;
+};
+
+// Rows formatted straight into one buffer, written in large pieces (a stream insertion per line
+// cost more than the formatting). `row.room(i)` bounds the characters row i takes (with what its
+// copies write past its end); `row(out, i)` writes it at out and returns its end.
 template <class Row>
 void write_rows(std::ostream& out, std::size_t n, const Row& row) {
-  fmt::memory_buffer buf;
+  constexpr std::size_t kChunk = std::size_t{1} << 16;
+  std::vector<char> buf(2 * kChunk);
   const std::string_view head = "id,src,dst,bytes,start_s,finish_s,duration_s,finish_ns,spine\n";
-  buf.append(head.data(), head.data() + head.size());
+  std::memcpy(buf.data(), head.data(), head.size());
+  std::size_t used = head.size();
   for (std::size_t i = 0; i < n; ++i) {
-    row(buf, i);
-    if (buf.size() >= (1u << 16)) {
-      out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
-      buf.clear();
+    const std::size_t room = row.room(i);
+    if (used + room > buf.size()) {
+      out.write(buf.data(), static_cast<std::streamsize>(used));
+      used = 0;
+      if (room > buf.size()) buf.resize(room);
+    }
+    used = static_cast<std::size_t>(row(buf.data() + used, i) - buf.data());
+    if (used >= kChunk) {
+      out.write(buf.data(), static_cast<std::streamsize>(used));
+      used = 0;
     }
   }
-  out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
+  out.write(buf.data(), static_cast<std::streamsize>(used));
 }
 
-void format_row(fmt::memory_buffer& buf, const Topology& topology, const FlowSpec& spec,
-                Time finish, std::string_view spine) {
-  // The format compiled (FMT_COMPILE): no format string parsed per line. The doubles are those
-  // of "{}" with spec.bytes, spec.start.to_seconds(), finish.to_seconds() and (finish -
-  // spec.start).to_seconds().
-  fmt::format_to(fmt::appender(buf), FMT_COMPILE("{},{},{},"), spec.id,
-                 topology.node(spec.src).name, topology.node(spec.dst).name);
-  char numbers[4 * detail::kNumberChars];
-  char* end = detail::write_double(numbers, spec.bytes);
-  const auto field = [&end](char* e) {
-    *e = ',';
-    end = e + 1;
-  };
-  field(end);
-  field(detail::write_seconds(end, spec.start.ns()));
-  field(detail::write_seconds(end, finish.ns()));
-  field(detail::write_seconds(end, (finish - spec.start).ns()));
-  buf.append(numbers, end);
-  fmt::format_to(fmt::appender(buf), FMT_COMPILE("{},{}\n"), finish.ns(), spine);
-}
+// The text of a number field in the previous row, reused while the value repeats: the flows of a
+// burst share their start, usually their size, and (a saturated channel's flows finishing
+// together) their finish and duration; in the cloud mix about 4 rows in 5 repeat each of them.
+struct FieldMemo {
+  std::uint64_t key = 0;
+  std::size_t size = 0;  // 0: nothing memorised yet (no field is empty)
+  char text[detail::kNumberChars] = {};
+
+  // Writes at out (kNumberChars of room: the whole text array is copied, inline) the text
+  // `write(text)` writes for k, and returns its end. (The writers may write past their end,
+  // within kNumberChars: text has that room.)
+  template <class Write>
+  char* put(char* out, std::uint64_t k, const Write& write) {
+    if (size == 0 || key != k) {
+      size = static_cast<std::size_t>(write(text) - text);
+      key = k;
+    }
+    std::memcpy(out, text, sizeof text);
+    return out + size;
+  }
+};
+
+// The rows' text: `id,src,dst,bytes,start_s,finish_s,duration_s,finish_ns,spine\n`. The doubles
+// are those of fmt's "{}" with spec.bytes, spec.start.to_seconds(), finish.to_seconds() and
+// (finish - spec.start).to_seconds().
+class RowFormatter {
+ public:
+  explicit RowFormatter(const Topology& topology) {
+    for (NodeId id = 0; id < topology.node_count(); ++id)
+      names_.add(topology.node(id).name, ',');
+    names_.done();
+    for (NodeId id = 0; id < topology.node_count(); ++id)
+      spines_.add(topology.node(id).name, '\n');
+    spines_.add("-", '\n');  // index node_count: no spine
+    spines_.done();
+    no_spine_ = topology.node_count();
+  }
+
+  // Characters a row may take, with what the copies write past its end, given its spine's.
+  [[nodiscard]] std::size_t room(std::size_t spine_room) const {
+    return 24 + 2 * names_.room() + 5 * (detail::kNumberChars + 1) + spine_room;
+  }
+  [[nodiscard]] std::size_t room() const { return room(spines_.room()); }
+
+  // A row whose spine is a node (kNoSpine: "-").
+  char* operator()(char* out, const FlowSpec& spec, Time finish, NodeId spine) {
+    out = numbers(out, spec, finish);
+    return spines_.put(out, spine == kNoSpine ? no_spine_ : spine);
+  }
+  // A row whose spine is any text.
+  char* operator()(char* out, const FlowSpec& spec, Time finish, std::string_view spine) {
+    out = numbers(out, spec, finish);
+    std::memcpy(out, spine.data(), spine.size());
+    out[spine.size()] = '\n';
+    return out + spine.size() + 1;
+  }
+
+ private:
+  // The row up to its spine.
+  char* numbers(char* out, const FlowSpec& spec, Time finish) {
+    out = fmt::format_to(out, FMT_COMPILE("{}"), spec.id);
+    *out++ = ',';
+    out = names_.put(out, spec.src);
+    out = names_.put(out, spec.dst);
+    const auto field = [&out](char* e) {
+      *e = ',';
+      out = e + 1;
+    };
+    field(bytes_.put(out, std::bit_cast<std::uint64_t>(spec.bytes),
+                     [&spec](char* o) { return detail::write_double(o, spec.bytes); }));
+    const auto time_field = [&out, &field](FieldMemo& memo, std::int64_t ns) {
+      field(memo.put(out, static_cast<std::uint64_t>(ns),
+                     [ns](char* o) { return detail::write_seconds(o, ns); }));
+    };
+    time_field(start_, spec.start.ns());
+    time_field(finish_, finish.ns());
+    time_field(duration_, (finish - spec.start).ns());
+    field(finish_ns_.put(out, static_cast<std::uint64_t>(finish.ns()), [&finish](char* o) {
+      return fmt::format_to(o, FMT_COMPILE("{}"), finish.ns());
+    }));
+    return out;
+  }
+
+  PaddedTexts names_;   // "name,"
+  PaddedTexts spines_;  // "name\n", and "-\n" last
+  std::size_t no_spine_ = 0;
+  FieldMemo bytes_, start_, finish_, duration_, finish_ns_;
+};
 
 std::string_view spine_name(const Topology& topology, NodeId spine) {
   return spine == kNoSpine ? std::string_view("-") : std::string_view(topology.node(spine).name);
@@ -855,9 +1040,18 @@ std::vector<FlowResult> simulate_flows(const Topology& topology,
 
 void write_flow_results(std::ostream& out, const Topology& topology,
                         const std::vector<FlowResult>& results) {
-  write_rows(out, results.size(), [&](fmt::memory_buffer& buf, std::size_t i) {
-    format_row(buf, topology, results[i].spec, results[i].finish, results[i].spine);
-  });
+  RowFormatter format_row(topology);
+  struct Rows {
+    const std::vector<FlowResult>& results;
+    RowFormatter& format;
+    [[nodiscard]] std::size_t room(std::size_t i) const {
+      return format.room(results[i].spine.size() + 1);
+    }
+    char* operator()(char* out, std::size_t i) const {
+      return format(out, results[i].spec, results[i].finish, std::string_view(results[i].spine));
+    }
+  };
+  write_rows(out, results.size(), Rows{results, format_row});
 }
 
 std::size_t run_flows_tool(const std::string& topology_path, const std::string& flows_path,
@@ -870,10 +1064,18 @@ std::size_t run_flows_tool(const std::string& topology_path, const std::string& 
   const FlowList flows = read_flows<FlowList>(in, flows_path, topology, size_error ? 0 : size);
   // The same rows as write_flow_results(simulate_flows(...)), without building FlowResults.
   const auto outcomes = run_flows(topology, flows);
-  write_rows(out, flows.size(), [&](fmt::memory_buffer& buf, std::size_t i) {
-    format_row(buf, topology, flows[i], outcomes[i].finish,
-               spine_name(topology, outcomes[i].spine));
-  });
+  RowFormatter format_row(topology);
+  struct Rows {
+    const FlowList& flows;
+    const std::vector<Outcome, HugePageAllocator<Outcome>>& outcomes;
+    RowFormatter& format;
+    std::size_t room_all;
+    [[nodiscard]] std::size_t room(std::size_t /*i*/) const { return room_all; }
+    char* operator()(char* out, std::size_t i) const {
+      return format(out, flows[i], outcomes[i].finish, outcomes[i].spine);
+    }
+  };
+  write_rows(out, flows.size(), Rows{flows, outcomes, format_row, format_row.room()});
   return flows.size();
 }
 

@@ -153,7 +153,22 @@ void RouteTable::append_path(Route& r, NodeId src, NodeId dst, std::uint64_t ind
     throw std::invalid_argument(fmt::format("route: no path from \"{}\" to \"{}\"",
                                             topology_.node(src).name, topology_.node(dst).name));
   }
-  std::uint64_t k = index % pd.count[src];
+  append_number(r, src, dst, index % pd.count[src]);
+}
+
+std::uint64_t RouteTable::pair_count(NodeId src, NodeId dst) {
+  if (pair_counts_.empty()) pair_counts_.assign(kPairCounts, PairCount{});
+  const std::uint64_t h = (std::uint64_t{src} << 32 | dst) * 0x9e3779b97f4a7c15ULL;
+  PairCount& e = pair_counts_[static_cast<std::size_t>(h >> 54) & (kPairCounts - 1)];
+  if (e.src != src || e.dst != dst) {
+    e.count = path_count(src, dst);
+    e.src = src;
+    e.dst = dst;
+  }
+  return e.count;
+}
+
+void RouteTable::append_number(Route& r, NodeId src, NodeId dst, std::uint64_t k) {
   CachedPath* set = nullptr;
   if (path_cache_mask_ != ~std::size_t{0} && use_cache()) {
     set = cache_set(src, dst, k);
@@ -170,6 +185,7 @@ void RouteTable::append_path(Route& r, NodeId src, NodeId dst, std::uint64_t ind
       }
     }
   }
+  const auto& pd = towards(dst);
   const std::size_t first = r.channels.size();
   const std::size_t first_node = r.nodes.size();
   const Time latency_before = r.latency;
@@ -226,13 +242,13 @@ void RouteTable::append_path(Route& r, NodeId src, NodeId dst, std::uint64_t ind
 
 void RouteTable::append(Route& r, NodeId src, NodeId dst, std::uint64_t key) {
   if (src == dst) return;
-  const std::uint64_t n = path_count(src, dst);
+  const std::uint64_t n = pair_count(src, dst);
   if (n == 0) {
     throw std::invalid_argument(fmt::format("route: no path from \"{}\" to \"{}\"",
                                             topology_.node(src).name, topology_.node(dst).name));
   }
   // Written straight into r (no temporary Route): with a reused r, routing allocates nothing.
-  append_path(r, src, dst, route_hash(src, dst, key) % n);
+  append_number(r, src, dst, route_hash(src, dst, key) % n);
 }
 
 Route RouteTable::route(NodeId src, NodeId dst, std::uint64_t key, std::optional<NodeId> via) {

@@ -280,6 +280,33 @@ TEST(Routing, PathCacheGivesTheWalkedPaths) {
   }
 }
 
+// A route's path count comes from a direct-mapped table of 1,024 (src, dst) pairs: over a fabric
+// of ~46,000 pairs, visited twice in different orders (entries evict each other), every route is
+// path number route_hash mod path_count, as documented.
+TEST(Routing, PairCountTableKeepsRoutesAsDocumented) {
+  const Topology t = load_topology(json{{"spines", 4}, {"leaves", 10}, {"hosts_per_leaf", 20}});
+  RouteTable rt(t);
+  RouteTable reference(t, 0);
+  const NodeId n = static_cast<NodeId>(t.node_count());
+  Route got;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (NodeId i = 0; i < n; ++i) {
+      for (NodeId j = 0; j < n; ++j) {
+        const NodeId a = pass == 0 ? i : j;
+        const NodeId b = pass == 0 ? j : n - 1 - i;
+        if (a == b) continue;
+        const std::uint64_t key = 1000 * a + b + pass;
+        rt.route_into(got, a, b, key);
+        const Route expected =
+            reference.path(a, b, route_hash(a, b, key) % reference.path_count(a, b));
+        ASSERT_EQ(got.channels, expected.channels) << a << " " << b;
+        ASSERT_EQ(got.nodes, expected.nodes) << a << " " << b;
+        ASSERT_EQ(got.latency, expected.latency) << a << " " << b;
+      }
+    }
+  }
+}
+
 // The cache turns itself off over a window of walks that rarely repeat and on again later; paths
 // stay those of a table without one throughout.
 TEST(Routing, PathCacheOffAndOnAgain) {

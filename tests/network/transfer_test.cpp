@@ -276,6 +276,176 @@ TEST(FlowsTool, AnEndlessLineIsRejectedWithoutReadingOn) {
   EXPECT_LE(zeros.served, std::size_t{(1 << 16) + 4096});
 }
 
+// Rows repeat the previous row's number fields (a burst shares its size and start, flows
+// finishing together their finish and duration): the writer reuses the previous row's text for
+// an equal value, and must write a changed one afresh, also when it equals an older row's.
+TEST(FlowsTool, RepeatedFieldsAreWrittenAsFresh) {
+  const Topology t = testing::star(2, 10e9);
+  const auto result = [&](std::uint64_t id, double bytes, double start_s, std::int64_t finish_ns,
+                          const char* spine) {
+    FlowResult r;
+    r.spec.id = id;
+    r.spec.src = *t.find("h1");
+    r.spec.dst = *t.find("h2");
+    r.spec.bytes = bytes;
+    r.spec.start = seconds(start_s);
+    r.finish = Time::from_ns(finish_ns);
+    r.spine = spine;
+    return r;
+  };
+  const std::vector<FlowResult> rows = {
+      result(1, 1e6, 0.5, 1250000000, "-"),
+      result(2, 1e6, 0.5, 1250000000, "s0"),   // all four repeat
+      result(3, 2.5e6, 0.5, 2000000001, "-"),  // the start repeats, the others change
+      result(4, 1e6, 0.25, 1250000000, "-"),   // all equal to row 2's, none to row 3's
+      result(5, 1e6, 0.25, 1250000000, "-"),
+      result(6, 0.0, 0.0, 0, "-"),
+      result(7, -0.0, 0.0, 0, "-")};  // -0.0 == 0.0, but fmt writes "-0"
+  std::ostringstream out;
+  write_flow_results(out, t, rows);
+  EXPECT_EQ(out.str(),
+            "id,src,dst,bytes,start_s,finish_s,duration_s,finish_ns,spine\n"
+            "1,h1,h2,1000000,0.5,1.25,0.75,1250000000,-\n"
+            "2,h1,h2,1000000,0.5,1.25,0.75,1250000000,s0\n"
+            "3,h1,h2,2500000,0.5,2.000000001,1.500000001,2000000001,-\n"
+            "4,h1,h2,1000000,0.25,1.25,1,1250000000,-\n"
+            "5,h1,h2,1000000,0.25,1.25,1,1250000000,-\n"
+            "6,h1,h2,0,0,0,0,0,-\n"
+            "7,h1,h2,-0,0,0,0,0,-\n");
+}
+
+// Rows are formatted into a buffer written in pieces of 64 kB: many rows cross its ends, and a
+// row longer than the whole buffer (a spine text of 200,000 characters) grows it.
+TEST(FlowsTool, RowsAreWrittenAcrossBufferEnds) {
+  const Topology t = testing::star(2, 10e9);
+  std::vector<FlowResult> rows;
+  std::string expected = "id,src,dst,bytes,start_s,finish_s,duration_s,finish_ns,spine\n";
+  for (std::uint64_t i = 1; i <= 5000; ++i) {
+    FlowResult r;
+    r.spec.id = i;
+    r.spec.src = *t.find("h1");
+    r.spec.dst = *t.find("h2");
+    r.spec.bytes = static_cast<double>(i % 3);
+    r.spec.start = Time::from_ns(static_cast<std::int64_t>(i / 10) * 1000000000);
+    r.finish = r.spec.start + Time::from_ns(500000000);
+    r.spine = i == 2500 ? std::string(200000, 's')
+              : i % 2   ? "a-spine-name-of-40-characters-----------"
+                        : "-";
+    // fmt's "{}" of the doubles defines the text (write_seconds's own paths are not needed).
+    expected += fmt::format("{},h1,h2,{},{},{},{},{},{}\n", i, i % 3, r.spec.start.to_seconds(),
+                            r.finish.to_seconds(), (r.finish - r.spec.start).to_seconds(),
+                            r.finish.ns(), r.spine);
+    rows.push_back(r);
+  }
+  std::ostringstream out;
+  write_flow_results(out, t, rows);
+  EXPECT_TRUE(out.str() == expected);
+}
+
+// Node names longer than the 32 characters the writer copies at once are written whole.
+TEST(FlowsTool, LongNodeNamesAreWrittenWhole) {
+  const std::string store = "a-store-whose-name-is-longer-than-thirty-two-characters";
+  const std::string topo =
+      write_temp("long-names.json",
+                 R"({"spines": 1, "leaves": 1, "hosts_per_leaf": 2, "object_stores": [{"name": ")" +
+                     store + R"(", "egress": "1Gbps"}]})");
+  const std::string flows =
+      write_temp("long-names.csv", "id,src,dst,bytes,start\n1," + store + ",host0,1e6,0\n2,host0," +
+                                       store + ",1e6,0\n3,host0,host1,1e6,0\n");
+  std::ostringstream out;
+  ASSERT_EQ(run_flows_tool(topo, flows, out), 3u);
+  std::istringstream rows(out.str());
+  std::string line;
+  std::getline(rows, line);
+  std::getline(rows, line);
+  EXPECT_EQ(line.rfind("1," + store + ",host0,1000000,0,", 0), 0u) << line;
+  std::getline(rows, line);
+  EXPECT_EQ(line.rfind("2,host0," + store + ",1000000,0,", 0), 0u) << line;
+  std::getline(rows, line);
+  EXPECT_EQ(line.rfind("3,host0,host1,1000000,0,", 0), 0u) << line;
+  EXPECT_EQ(line.substr(line.size() - 2), ",-") << line;
+}
+
+// Lines of fewer than 64 characters without blanks are split from bit masks of 64 bytes; the
+// others (blanks to trim, 64 characters or more) as before: both give the same cells, and the
+// same errors.
+TEST(FlowsTool, PlainAndBlankLinesAreSplitAlike) {
+  const Topology t = testing::star(2, 10e9);
+  const std::string pad(40, '0');  // leading zeros: a line of 64 characters or more
+  std::istringstream in(
+      "id,src,dst,bytes,start\n"
+      "1,h1,h2,5,0\n"
+      " 2 ,h1,\th2,6,0.5\r\n"
+      "#,comment,,,\n"
+      "\n"
+      "3,h2,h1,7,1\n" +
+      pad + "4,h2,h1," + std::string(8, '0') + "8,2\n" +  // 63 characters
+      pad + "5,h2,h1," + std::string(9, '0') + "9,3\n" +  // 64
+      pad + "6,h2,h1," + std::string(10, '0') + "10,4");  // 66, no '\n'
+  const auto specs = read_flows_csv(in, "f.csv", t);
+  ASSERT_EQ(specs.size(), 6u);
+  const std::uint64_t ids[] = {1, 2, 3, 4, 5, 6};
+  const double bytes[] = {5, 6, 7, 8, 9, 10};
+  const std::int64_t start_ns[] = {0, 500000000, 1000000000, 2000000000, 3000000000, 4000000000};
+  const std::size_t lines[] = {2, 3, 6, 7, 8, 9};
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    EXPECT_EQ(specs[i].id, ids[i]) << i;
+    EXPECT_EQ(specs[i].src, *t.find(i < 2 ? "h1" : "h2")) << i;
+    EXPECT_EQ(specs[i].dst, *t.find(i < 2 ? "h2" : "h1")) << i;
+    EXPECT_EQ(specs[i].bytes, bytes[i]) << i;
+    EXPECT_EQ(specs[i].start.ns(), start_ns[i]) << i;
+    EXPECT_EQ(specs[i].line, lines[i]) << i;
+  }
+  auto error_of = [&](const std::string& text) {
+    std::istringstream bad(text);
+    try {
+      (void)read_flows_csv(bad, "f.csv", t);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error_of("id,src,dst,bytes,start\n1,h1,h2,5,0,\n"),
+            "f.csv: line 2: expected 5 fields, found 6");
+  EXPECT_EQ(error_of("id,src,dst,bytes,start\n1,h1,h2,5,0 ,\n"),
+            "f.csv: line 2: expected 5 fields, found 6");
+  EXPECT_EQ(error_of("id,src,dst,bytes,start\n1,h1,,5,0\n"),
+            "f.csv: line 2: column \"dst\": unknown node \"\" (did you mean \"h1\"?)");
+  EXPECT_EQ(error_of("id,src,dst,bytes\n"),
+            "f.csv: line 1: expected a header with columns id,src,dst,bytes,start[,spine]; "
+            "column \"start\" is missing (found \"id,src,dst,bytes\")");
+  EXPECT_EQ(error_of(" id,src,dst,bytes \n"),
+            "f.csv: line 1: expected a header with columns id,src,dst,bytes,start[,spine]; "
+            "column \"start\" is missing (found \"id,src,dst,bytes\")");
+}
+
+// The reader reuses the previous line's size and start when the cell's text is the same: equal
+// texts give equal values, different texts of one value and a bad cell after good ones are read
+// as always.
+TEST(FlowsTool, RepeatedCellsAreReadAsFresh) {
+  const Topology t = testing::star(2, 10e9);
+  std::istringstream in(
+      "id,src,dst,bytes,start\n1,h1,h2,1e6,0.5\n2,h1,h2, 1e6 ,0.5\n3,h1,h2,1000000,0.50\n"
+      "4,h1,h2,2MB,0.50\n5,h1,h2,2MB,0.75\n");
+  const auto specs = read_flows_csv(in, "f.csv", t);
+  ASSERT_EQ(specs.size(), 5u);
+  const double bytes[] = {1e6, 1e6, 1e6, 2e6, 2e6};
+  const std::int64_t start_ns[] = {500000000, 500000000, 500000000, 500000000, 750000000};
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    EXPECT_EQ(specs[i].bytes, bytes[i]) << i;
+    EXPECT_EQ(specs[i].start.ns(), start_ns[i]) << i;
+  }
+  std::istringstream bad("id,src,dst,bytes,start\n1,h1,h2,5,1\n2,h1,h2,5,1\n3,h1,h2,5x,1\n");
+  try {
+    (void)read_flows_csv(bad, "f.csv", t);
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(),
+                 "f.csv: line 4: column \"bytes\": expected a size >= 0 in bytes (e.g. 1e9 or "
+                 "\"1GB\"), found \"5x\"");
+  }
+}
+
 TEST(FlowsTool, MissingFilesAreReported) {
   std::ostringstream out;
   try {

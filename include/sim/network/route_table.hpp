@@ -74,6 +74,12 @@ class RouteTable {
   void append(Route& r, NodeId src, NodeId dst, std::uint64_t key);
   /// Appends path number `index` from src (r.nodes already ends with src) to dst.
   void append_path(Route& r, NodeId src, NodeId dst, std::uint64_t index);
+  /// The same for a path number k below path_count(src, dst) (> 0).
+  void append_number(Route& r, NodeId src, NodeId dst, std::uint64_t k);
+  /// path_count(src, dst) (src, dst < node_count) through a direct-mapped table of the pairs
+  /// last asked: a route's count costs a look into 16 kB instead of a miss into the per-
+  /// destination arrays (every cloud-mix flow leaves the store for one of ~300 hosts).
+  std::uint64_t pair_count(NodeId src, NodeId dst);
 
   /// A walked path: its channels[0, hops) (the nodes after src are where they lead) and their
   /// latency; src == dst == 0 with no hops is what a zeroed (never written) entry holds, which is
@@ -98,6 +104,12 @@ class RouteTable {
   /// The two entries (a 128-byte pair) where the path (src, dst, number) may be kept.
   CachedPath* cache_set(NodeId src, NodeId dst, std::uint64_t number);
   struct LinkGraph;  // the boost::graph of the links, built at the first search
+  struct PairCount {
+    NodeId src = ~NodeId{0};  // ~0: empty (no node has that id)
+    NodeId dst = ~NodeId{0};
+    std::uint64_t count = 0;
+  };
+  static constexpr std::size_t kPairCounts = 1024;
 
   const Topology& topology_;
   std::vector<std::optional<PerDestination>> cache_;  // indexed by destination, filled lazily
@@ -109,6 +121,7 @@ class RouteTable {
   std::uint32_t window_left_ = kCacheWindow;         ///< walks left in this window
   std::uint32_t window_hits_ = 0;                    ///< hits in it
   std::uint32_t off_left_ = 0;                       ///< walks left without the cache
+  std::vector<PairCount> pair_counts_;               ///< kPairCounts, allocated at first use
 };
 
 }  // namespace sim::net
