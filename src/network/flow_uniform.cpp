@@ -226,7 +226,7 @@ bool FlowNetwork::try_uniform_depart(std::uint32_t slot) {
   // departure_level is the rate (saturated, every rate equal); the cut rate * kCutMargin and
   // visit's local level keep every member. After the leave the channel must still bind (else the
   // solver would put it to sleep).
-  const std::uint64_t units = flows_[slot].bound_units;  // what leave_slack takes back
+  const std::uint64_t units = flows_[slot].bound_units;  // what detach takes back
   std::uint64_t potential = ch.potential;
   std::uint32_t unbounded = ch.unbounded;
   if (units != kNoBound) {

@@ -314,7 +314,8 @@ class FlowNetwork {
   [[nodiscard]] static bool never_binds(double capacity, std::uint64_t potential,
                                         std::uint32_t unbounded);
   void join_slack(std::uint32_t slot);
-  void leave_slack(std::uint32_t slot);
+  /// The flow's rate bound in whole bit/s, rounded up; false when it has none (flow_slack.cpp).
+  bool rate_bound(const FlowHot& h, std::uint64_t& units) const;
   void wake(ChannelId c);
   void settle_idle();
   void visit_idle(ChannelId c, double threshold, bool prune);
