@@ -20,11 +20,12 @@ void FlowNetwork::attach(std::uint32_t slot) {
   std::uint64_t units = 0;
   const bool bounded = rate_bound(h, units);
   f.bound_units = bounded ? units : kNoBound;  // for detach
-  f.pos.resize(h.channel_count);
+  if (h.channel_count > kInlineChannels) f.pos.resize(h.channel_count);
+  std::uint32_t* const pos = pos_of(slot);
   for (std::uint32_t i = 0; i < h.channel_count; ++i) {
     const ChannelId c = h.channels[i];
     Channel& ch = channels_[c];
-    f.pos[i] = static_cast<std::uint32_t>(ch.flows.size());
+    pos[i] = static_cast<std::uint32_t>(ch.flows.size());
     ch.flows.push_back(slot);
     ch.rates.push_back(kUnsolved);
     ch.sent += f.remaining;  // all of it, less what is left when it leaves (channel_bytes)
@@ -45,11 +46,12 @@ void FlowNetwork::detach(std::uint32_t slot) {
   const FlowHot& h = hot_[slot];
   const std::uint64_t units = f.bound_units;  // attach's rate_bound
   const bool bounded = units != kNoBound;
+  const std::uint32_t* const pos = pos_of(slot);
   for (std::uint32_t i = 0; i < h.channel_count; ++i) {
     const ChannelId c = h.channels[i];
     Channel& ch = channels_[c];
     const auto last_index = static_cast<std::uint32_t>(ch.flows.size() - 1);
-    const std::uint32_t p = f.pos[i];
+    const std::uint32_t p = pos[i];
     if (p != last_index) {
       const std::uint32_t moved = ch.flows[last_index];
       ch.flows[p] = moved;
@@ -57,7 +59,7 @@ void FlowNetwork::detach(std::uint32_t slot) {
       // The moved flow's channels from its FlowHot line (inline for short routes) rather than
       // from its route's own buffer.
       const FlowHot& mh = hot_[moved];
-      std::uint32_t* mpos = flows_[moved].pos.data();
+      std::uint32_t* const mpos = pos_of(moved);
       for (std::uint32_t j = 0; j < mh.channel_count; ++j) {
         if (mh.channels[j] == c && mpos[j] == last_index) {
           mpos[j] = p;

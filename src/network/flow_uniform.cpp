@@ -51,7 +51,7 @@ std::uint32_t FlowNetwork::uniform_member(std::uint32_t slot, std::uint32_t& ind
   for_each_live(h, [&](std::uint32_t i) {
     const std::uint32_t u = channel_marks_[h.channels[i]].uniform;
     if (u == kNone) return;
-    const std::uint32_t p = flows_[slot].pos[i];
+    const std::uint32_t p = pos_of(slot)[i];
     if (p < uniform_[u].remaining.size()) {
       found = u;
       index = p;
@@ -164,7 +164,7 @@ bool FlowNetwork::try_uniform_start(const std::uint32_t* added, std::size_t coun
     const std::uint32_t u = channel_marks_[h.channels[i]].uniform;
     if (u == kNone || (index != kNone && u != index)) return false;
     index = u;
-    if (flows_[added[j]].pos[i] != uniform_[u].remaining.size() + j) return false;
+    if (pos_of(added[j])[i] != uniform_[u].remaining.size() + j) return false;
     new_min_cap = std::min(new_min_cap, h.cap);
     new_max_cap = std::max(new_max_cap, h.cap);
     if (std::isfinite(h.cap)) first_finite = std::min(first_finite, h.cap);
@@ -374,7 +374,7 @@ void FlowNetwork::try_enter_uniform() {
         h.channels[std::countr_zero(h.live)] != c) {
       return;
     }
-    if (p0 == kNone) p0 = flows_[g].pos[std::countr_zero(h.live)];
+    if (p0 == kNone) p0 = pos_of(g)[std::countr_zero(h.live)];
   }
   const std::size_t rotation = (m - p0) % m;
   for (std::size_t k = 0; k < m; ++k) {
