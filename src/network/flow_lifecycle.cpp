@@ -13,35 +13,56 @@ using flow::kCutMargin;
 using flow::kUnsolved;
 
 void FlowNetwork::attach(std::uint32_t slot) {
+  // One pass over the flow's channels joins their flow lists and adds its rate bound to their
+  // potentials (join_slack then wakes the channels that may bind again).
   Flow& f = flows_[slot];
-  f.pos.resize(f.route.channels.size());
-  for (std::size_t i = 0; i < f.route.channels.size(); ++i) {
-    Channel& ch = channels_[f.route.channels[i]];
-    f.pos[i] = static_cast<std::uint32_t>(ch.flows.size());
+  FlowHot& h = hot_[slot];
+  std::uint64_t units = 0;
+  const bool bounded = rate_bound(h, units);
+  f.bound_units = bounded ? units : kNoBound;  // for detach
+  if (h.channel_count > kInlineChannels) f.pos.resize(h.channel_count);
+  std::uint32_t* const pos = pos_of(slot);
+  for (std::uint32_t i = 0; i < h.channel_count; ++i) {
+    const ChannelId c = h.channels[i];
+    Channel& ch = channels_[c];
+    pos[i] = static_cast<std::uint32_t>(ch.flows.size());
     ch.flows.push_back(slot);
     ch.rates.push_back(kUnsolved);
     ch.sent += f.remaining;  // all of it, less what is left when it leaves (channel_bytes)
-    channel_marks_[f.route.channels[i]].drift = flow::kExactSum;  // re-sum the held load
+    if (bounded) {
+      ch.potential += units;
+    } else {
+      ++ch.unbounded;
+    }
+    channel_marks_[c].drift = flow::kExactSum;  // re-sum the held load
   }
   join_slack(slot);
 }
 
 void FlowNetwork::detach(std::uint32_t slot) {
-  // Loads are not touched here: the recomputation that follows sets them.
+  // Loads are not touched here: the recomputation that follows sets them. One pass over the
+  // flow's channels leaves their flow lists and takes its rate bound back from their potentials.
   Flow& f = flows_[slot];
-  for (std::size_t i = 0; i < f.route.channels.size(); ++i) {
-    const ChannelId c = f.route.channels[i];
+  const FlowHot& h = hot_[slot];
+  const std::uint64_t units = f.bound_units;  // attach's rate_bound
+  const bool bounded = units != kNoBound;
+  const std::uint32_t* const pos = pos_of(slot);
+  for (std::uint32_t i = 0; i < h.channel_count; ++i) {
+    const ChannelId c = h.channels[i];
     Channel& ch = channels_[c];
     const auto last_index = static_cast<std::uint32_t>(ch.flows.size() - 1);
-    const std::uint32_t p = f.pos[i];
+    const std::uint32_t p = pos[i];
     if (p != last_index) {
       const std::uint32_t moved = ch.flows[last_index];
       ch.flows[p] = moved;
       ch.rates[p] = ch.rates[last_index];
-      Flow& m = flows_[moved];
-      for (std::size_t j = 0; j < m.route.channels.size(); ++j) {
-        if (m.route.channels[j] == c && m.pos[j] == last_index) {
-          m.pos[j] = p;
+      // The moved flow's channels from its FlowHot line (inline for short routes) rather than
+      // from its route's own buffer.
+      const FlowHot& mh = hot_[moved];
+      std::uint32_t* const mpos = pos_of(moved);
+      for (std::uint32_t j = 0; j < mh.channel_count; ++j) {
+        if (mh.channels[j] == c && mpos[j] == last_index) {
+          mpos[j] = p;
           break;
         }
       }
@@ -49,9 +70,17 @@ void FlowNetwork::detach(std::uint32_t slot) {
     ch.flows.pop_back();
     ch.rates.pop_back();
     ch.sent -= f.remaining;  // as of now: complete() set it to 0, cancel() advanced it
-    channel_marks_[c].drift = flow::kExactSum;  // re-sum the held load
+    if (bounded) {
+      ch.potential -= units;
+    } else {
+      --ch.unbounded;
+    }
+    ChannelMark& cm = channel_marks_[c];
+    cm.drift = flow::kExactSum;  // re-sum the held load
+    // May turn idle once re-solved (a channel crossed twice is pushed at its last crossing, once
+    // its potential is final; settle_idle takes each channel once either way).
+    if (leave_out_idle_ && !cm.idle && never_binds(ch)) settling_.push_back(c);
   }
-  leave_slack(slot);
 }
 
 void FlowNetwork::depart(std::uint32_t slot) {

@@ -115,6 +115,7 @@ FlowHandle FlowNetwork::launch(const Route& route, const Time* delivery_latency,
     flows_.emplace_back();
     const FlowHot* const old_hot = hot_.data();
     hot_.emplace_back();
+    pos_.emplace_back();
     if (hot_.data() != old_hot) {
       // Moved: inline routes must point into their new place.
       for (FlowHot& other : hot_) {

@@ -71,7 +71,7 @@ constexpr double kMaxBound = 1099511627776.0;
 // and then the flow alone brings the channel's potential to its capacity, so the channel does
 // not qualify either way. (A template only so as to take FlowNetwork's private types.)
 template <class Hot, class Channels>
-bool rate_bound(const Hot& h, const Channels& channels, std::uint64_t& units) {
+bool rate_bound_of(const Hot& h, const Channels& channels, std::uint64_t& units) {
   double bound = h.cap;
   for (std::uint32_t k = 0; k < h.channel_count; ++k)
     bound = std::min(bound, channels[h.channels[k]].capacity);
@@ -90,20 +90,14 @@ bool FlowNetwork::never_binds(const Channel& ch) {
   return never_binds(ch.capacity, ch.potential, ch.unbounded);
 }
 
+bool FlowNetwork::rate_bound(const FlowHot& h, std::uint64_t& units) const {
+  return rate_bound_of(h, channels_, units);
+}
+
 void FlowNetwork::join_slack(std::uint32_t slot) {
+  // attach added the flow's bound to its channels' potentials.
   FlowHot& h = hot_[slot];
   h.pending = true;
-  std::uint64_t units = 0;
-  const bool bounded = rate_bound(h, channels_, units);
-  flows_[slot].bound_units = bounded ? units : kNoBound;  // for leave_slack
-  for (std::uint32_t k = 0; k < h.channel_count; ++k) {
-    Channel& ch = channels_[h.channels[k]];
-    if (bounded) {
-      ch.potential += units;
-    } else {
-      ++ch.unbounded;
-    }
-  }
   for (std::uint32_t k = 0; k < h.channel_count; ++k) {
     const ChannelId c = h.channels[k];
     if (channel_marks_[c].idle && !never_binds(channels_[c])) wake(c);
@@ -111,22 +105,6 @@ void FlowNetwork::join_slack(std::uint32_t slot) {
   h.live = 0;
   for (std::uint32_t k = 0; k < std::min(h.channel_count, kLiveBits); ++k) {
     if (!channel_marks_[h.channels[k]].idle) h.live |= static_cast<std::uint8_t>(1U << k);
-  }
-}
-
-void FlowNetwork::leave_slack(std::uint32_t slot) {
-  const FlowHot& h = hot_[slot];
-  const std::uint64_t units = flows_[slot].bound_units;  // join_slack's rate_bound
-  const bool bounded = units != kNoBound;
-  for (std::uint32_t k = 0; k < h.channel_count; ++k) {
-    const ChannelId c = h.channels[k];
-    Channel& ch = channels_[c];
-    if (bounded) {
-      ch.potential -= units;
-    } else {
-      --ch.unbounded;
-    }
-    if (leave_out_idle_ && !channel_marks_[c].idle && never_binds(ch)) settling_.push_back(c);
   }
 }
 

@@ -627,9 +627,9 @@ void FlowNetwork::commit() {
     if (!h.changed) continue;
     advance(g);
     h.rate = new_rate;
-    const Flow& f = flows_[g];
+    const std::uint32_t* const pos = pos_of(g);
     // An idle channel's rates are rebuilt when it wakes (flow_slack.cpp).
-    for_each_live(h, [&](std::uint32_t k) { channels_[h.channels[k]].rates[f.pos[k]] = new_rate; });
+    for_each_live(h, [&](std::uint32_t k) { channels_[h.channels[k]].rates[pos[k]] = new_rate; });
     ++stats_.rate_changes;
     schedule_completion(g);
   }

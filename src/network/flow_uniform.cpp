@@ -51,7 +51,7 @@ std::uint32_t FlowNetwork::uniform_member(std::uint32_t slot, std::uint32_t& ind
   for_each_live(h, [&](std::uint32_t i) {
     const std::uint32_t u = channel_marks_[h.channels[i]].uniform;
     if (u == kNone) return;
-    const std::uint32_t p = flows_[slot].pos[i];
+    const std::uint32_t p = pos_of(slot)[i];
     if (p < uniform_[u].remaining.size()) {
       found = u;
       index = p;
@@ -164,7 +164,7 @@ bool FlowNetwork::try_uniform_start(const std::uint32_t* added, std::size_t coun
     const std::uint32_t u = channel_marks_[h.channels[i]].uniform;
     if (u == kNone || (index != kNone && u != index)) return false;
     index = u;
-    if (flows_[added[j]].pos[i] != uniform_[u].remaining.size() + j) return false;
+    if (pos_of(added[j])[i] != uniform_[u].remaining.size() + j) return false;
     new_min_cap = std::min(new_min_cap, h.cap);
     new_max_cap = std::max(new_max_cap, h.cap);
     if (std::isfinite(h.cap)) first_finite = std::min(first_finite, h.cap);
@@ -226,7 +226,7 @@ bool FlowNetwork::try_uniform_depart(std::uint32_t slot) {
   // departure_level is the rate (saturated, every rate equal); the cut rate * kCutMargin and
   // visit's local level keep every member. After the leave the channel must still bind (else the
   // solver would put it to sleep).
-  const std::uint64_t units = flows_[slot].bound_units;  // what leave_slack takes back
+  const std::uint64_t units = flows_[slot].bound_units;  // what detach takes back
   std::uint64_t potential = ch.potential;
   std::uint32_t unbounded = ch.unbounded;
   if (units != kNoBound) {
@@ -374,7 +374,7 @@ void FlowNetwork::try_enter_uniform() {
         h.channels[std::countr_zero(h.live)] != c) {
       return;
     }
-    if (p0 == kNone) p0 = flows_[g].pos[std::countr_zero(h.live)];
+    if (p0 == kNone) p0 = pos_of(g)[std::countr_zero(h.live)];
   }
   const std::size_t rotation = (m - p0) % m;
   for (std::size_t k = 0; k < m; ++k) {

@@ -174,7 +174,8 @@ class FlowNetwork {
     std::uint64_t serial = 0;
     State state = State::kFree;
     Route route;
-    std::vector<std::uint32_t> pos;      ///< index in channels_[route.channels[i]].flows
+    std::vector<std::uint32_t>
+        pos;  ///< index in channels_[route.channels[i]].flows (long routes: pos_of)
     std::vector<Time> delivery_latency;  ///< one per receiver
     double remaining = 0.0;              ///< bytes, as of last_update
     Time last_update;
@@ -314,7 +315,8 @@ class FlowNetwork {
   [[nodiscard]] static bool never_binds(double capacity, std::uint64_t potential,
                                         std::uint32_t unbounded);
   void join_slack(std::uint32_t slot);
-  void leave_slack(std::uint32_t slot);
+  /// The flow's rate bound in whole bit/s, rounded up; false when it has none (flow_slack.cpp).
+  bool rate_bound(const FlowHot& h, std::uint64_t& units) const;
   void wake(ChannelId c);
   void settle_idle();
   void visit_idle(ChannelId c, double threshold, bool prune);
@@ -400,6 +402,18 @@ class FlowNetwork {
   Route route_scratch_;  ///< start()'s route, reused across flows (routing allocates nothing)
   std::vector<Flow> flows_;
   std::vector<FlowHot> hot_;  ///< parallel to flows_
+  /// Parallel to flows_: a flow's index in each channel's flow list when its route fits
+  /// inline (FlowHot::inline_channels), else Flow::pos holds them (see pos_of). Kept apart from
+  /// Flow so that a commit's or a swap-remove's position update touches 16 bytes per flow.
+  std::vector<std::array<std::uint32_t, kInlineChannels>> pos_;
+  std::uint32_t* pos_of(std::uint32_t slot) {
+    return hot_[slot].channel_count <= kInlineChannels ? pos_[slot].data()
+                                                       : flows_[slot].pos.data();
+  }
+  const std::uint32_t* pos_of(std::uint32_t slot) const {
+    return hot_[slot].channel_count <= kInlineChannels ? pos_[slot].data()
+                                                       : flows_[slot].pos.data();
+  }
   std::vector<std::uint32_t> free_slots_;
   CompletionHeap completions_;  ///< finish times of the transferring flows, by slot
   std::vector<Channel> channels_;
