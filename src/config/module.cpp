@@ -56,4 +56,13 @@ void* load_module_symbol(const std::string& file, const char* symbol, const std:
       purpose, file, fmt::join(candidates, " and ")));
 }
 
+void check_module_abi(const std::string& file, int found, int expected) {
+  if (found != expected) {
+    throw std::runtime_error(
+        fmt::format("dcsim's module {} is of another version (interface {}, this dcsim needs "
+                    "{}): rebuild dcsim",
+                    file, found, expected));
+  }
+}
+
 }  // namespace sim::config

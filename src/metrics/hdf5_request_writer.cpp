@@ -3,10 +3,6 @@
 
 #include "sim/metrics/hdf5_request_writer.hpp"
 
-#include <stdexcept>
-
-#include <fmt/format.h>
-
 #include "hdf5_module.hpp"
 #include "sim/config/module.hpp"
 
@@ -17,18 +13,9 @@ namespace {
 const h5::ModuleApi& hdf5_module() {
   // Thread-safe once: concurrent sweep runs may all open their first requests.h5 together. A
   // load that throws is retried by the next call.
-  static const h5::ModuleApi* const api = [] {
-    const auto* loaded = static_cast<const h5::ModuleApi*>(config::load_module_symbol(
-        h5::kModuleFile, h5::kModuleSymbol, "requests.h5 (HDF5) output"));
-    if (loaded->abi != h5::kAbi) {
-      throw std::runtime_error(
-          fmt::format("dcsim's module {} is of another version (interface {}, this dcsim needs "
-                      "{}): rebuild dcsim",
-                      h5::kModuleFile, loaded->abi, h5::kAbi));
-    }
-    return loaded;
-  }();
-  return *api;
+  static const h5::ModuleApi& api = config::load_module_api<h5::ModuleApi>(
+      h5::kModuleFile, h5::kModuleSymbol, h5::kAbi, "requests.h5 (HDF5) output");
+  return api;
 }
 
 }  // namespace

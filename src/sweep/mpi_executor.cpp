@@ -41,19 +41,10 @@ constexpr int kTagStop = 3;     // coordinator -> worker: no more runs
 constexpr int kAny = -1;        // any source, any tag
 
 const DcsimMpiApi& load_mpi() {
-  static const DcsimMpiApi* const api = [] {
-    // Global: Open MPI's components, which it loads in turn, bind to its libraries' symbols.
-    const auto* loaded = static_cast<const DcsimMpiApi*>(config::load_module_symbol(
-        mpi::kModuleFile, mpi::kModuleSymbol, "dcsim sweep under an MPI launcher", true));
-    if (loaded->abi != mpi::kAbi) {
-      throw std::runtime_error(
-          fmt::format("dcsim's module {} is of another version (interface {}, this dcsim needs "
-                      "{}): rebuild dcsim",
-                      mpi::kModuleFile, loaded->abi, mpi::kAbi));
-    }
-    return loaded;
-  }();
-  return *api;
+  // Global: Open MPI's components, which it loads in turn, bind to its libraries' symbols.
+  static const DcsimMpiApi& api = config::load_module_api<DcsimMpiApi>(
+      mpi::kModuleFile, mpi::kModuleSymbol, mpi::kAbi, "dcsim sweep under an MPI launcher", true);
+  return api;
 }
 
 void check(int rc, const char* what) {

@@ -10,12 +10,14 @@
 #include <vector>
 
 #include "network/maxmin_reference.hpp"
+#include "network/twin_networks.hpp"
 #include "sim/network/flow_network.hpp"
 
 namespace sim::net {
 namespace {
 
 using testing::check_allocation;
+using testing::TwinNetworks;
 
 constexpr double kGbit = 1.25e8;  // bytes
 constexpr double kG = 1e9;        // bits/s
@@ -45,26 +47,20 @@ TEST(IdleChannels, HostLinksBehindAStoreAreLeftOut) {
   // and the two host links as boundaries (3). Same rates, bit for bit. Every channel starts out
   // left out (no flows); the egress wakes with the first flow, whose bound is its capacity.
   const StoreStar s;
-  Simulation sim_a;
-  Simulation sim_b;
-  FlowNetwork a(sim_a, s.t);
-  FlowNetwork b(sim_b, s.t);
-  b.keep_all_channels();
-  std::vector<FlowHandle> ha;
-  std::vector<FlowHandle> hb;
-  for (int i = 0; i < 2; ++i) {
-    const auto solved_a = a.stats().channels_solved;
-    const auto solved_b = b.stats().channels_solved;
-    ha.push_back(a.start(s.store, s.hosts[i], 10 * kGbit, nullptr));
-    hb.push_back(b.start(s.store, s.hosts[i], 10 * kGbit, nullptr));
-    EXPECT_EQ(a.stats().channels_solved - solved_a, i == 0 ? 2u : 1u) << "start " << i;
-    EXPECT_EQ(b.stats().channels_solved - solved_b, i == 0 ? 4u : 3u) << "start " << i;
+  TwinNetworks n(s.t);
+  n.b.keep_all_channels();
+  for (std::size_t i = 0; i < 2; ++i) {
+    const auto solved_a = n.a.stats().channels_solved;
+    const auto solved_b = n.b.stats().channels_solved;
+    n.start(s.store, s.hosts[i], 10 * kGbit);
+    EXPECT_EQ(n.a.stats().channels_solved - solved_a, i == 0 ? 2u : 1u) << "start " << i;
+    EXPECT_EQ(n.b.stats().channels_solved - solved_b, i == 0 ? 4u : 3u) << "start " << i;
   }
-  for (int i = 0; i < 2; ++i) {
-    EXPECT_EQ(a.rate_bps(ha[i]), 1 * kG);
-    EXPECT_EQ(a.rate_bps(ha[i]), b.rate_bps(hb[i]));
+  for (std::size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(n.a.rate_bps(n.handle_a(i)), 1 * kG);
+    EXPECT_EQ(n.a.rate_bps(n.handle_a(i)), n.b.rate_bps(n.handle_b(i)));
   }
-  EXPECT_EQ(a.stats().channels_woken, 1u);
+  EXPECT_EQ(n.a.stats().channels_woken, 1u);
 }
 
 TEST(IdleChannels, AChannelWakesWhenItMayBindAndSleepsAfterTheLeave) {
@@ -173,15 +169,10 @@ TEST_P(IdleChannelProperty, SameRatesAsKeepingEveryChannel) {
   }
   const auto pick = [&] { return nodes[rng.uniform_int(0, nodes.size() - 1)]; };
 
-  Simulation sim_a;
-  Simulation sim_b;
-  FlowNetwork a(sim_a, t);
-  FlowNetwork b(sim_b, t);
+  TwinNetworks n(t);
+  FlowNetwork& a = n.a;
+  FlowNetwork& b = n.b;
   b.keep_all_channels();
-  std::vector<FlowHandle> ha;
-  std::vector<FlowHandle> hb;
-  std::vector<Time> done_a;
-  std::vector<Time> done_b;
 
   const auto start_one = [&] {
     const NodeId src = pick();
@@ -191,31 +182,21 @@ TEST_P(IdleChannelProperty, SameRatesAsKeepingEveryChannel) {
     FlowOptions o;
     if (rng.bernoulli(0.5)) o.rate_cap_bps = 1e8 * static_cast<double>(rng.uniform_int(3, 40));
     const double bytes = 1e7 * static_cast<double>(rng.uniform_int(1, 200));
-    const std::size_t i = done_a.size();
-    done_a.emplace_back();
-    done_b.emplace_back();
     const double kind = rng.uniform(0.0, 1.0);
     if (kind < 0.1) {
       // src -> dst -> r -> dst: the switch's link down to dst twice.
       NodeId r = pick();
       while (r == dst)
         r = pick();
-      const std::vector<NodeId> receivers{dst, r, dst};
-      ha.push_back(a.start_chain(
-          src, receivers, bytes, [&, i](std::size_t) { done_a[i] = sim_a.now(); }, o));
-      hb.push_back(b.start_chain(
-          src, receivers, bytes, [&, i](std::size_t) { done_b[i] = sim_b.now(); }, o));
+      n.start_chain(src, {dst, r, dst}, bytes, o);
     } else {
-      ha.push_back(a.start(
-          src, dst, bytes, [&, i] { done_a[i] = sim_a.now(); }, o));
-      hb.push_back(b.start(
-          src, dst, bytes, [&, i] { done_b[i] = sim_b.now(); }, o));
+      n.start(src, dst, bytes, o);
     }
   };
   const auto cancel_one = [&] {
-    if (ha.empty()) return;
-    const std::size_t k = rng.uniform_int(0, ha.size() - 1);
-    EXPECT_EQ(a.cancel(ha[k]), b.cancel(hb[k]));
+    if (n.started() == 0) return;
+    const auto [on_a, on_b] = n.cancel(rng.uniform_int(0, n.started() - 1));
+    EXPECT_EQ(on_a, on_b);
   };
   const auto compare = [&](const std::string& where) {
     const auto fa = a.flows();
@@ -235,8 +216,7 @@ TEST_P(IdleChannelProperty, SameRatesAsKeepingEveryChannel) {
   Time now = Time::zero();
   for (int step = 0; step < 300; ++step) {
     now += seconds(rng.exponential(4.0));  // 0.25 s apart on average
-    sim_a.run_until(now);
-    sim_b.run_until(now);
+    n.run_until(now);
     compare("before step " + std::to_string(step));
     const double what = rng.uniform(0.0, 1.0);
     if (what < 0.6) {
@@ -246,8 +226,7 @@ TEST_P(IdleChannelProperty, SameRatesAsKeepingEveryChannel) {
     } else {
       // A batch: starts only, or starts and cancels.
       const bool cancels = rng.bernoulli(0.5);
-      const FlowNetwork::BatchUpdate batch_a(a);
-      const FlowNetwork::BatchUpdate batch_b(b);
+      const TwinNetworks::Batch batch(n);
       const auto k = rng.uniform_int(1, 6);
       for (std::uint64_t i = 0; i < k; ++i) {
         if (cancels && rng.bernoulli(0.4)) {
@@ -259,10 +238,8 @@ TEST_P(IdleChannelProperty, SameRatesAsKeepingEveryChannel) {
     }
     compare("after step " + std::to_string(step));
   }
-  sim_a.run();
-  sim_b.run();
-  for (std::size_t i = 0; i < done_a.size(); ++i)
-    EXPECT_EQ(done_a[i], done_b[i]) << "flow " << i;
+  n.run();
+  EXPECT_EQ(n.deliveries_a(), n.deliveries_b());
   EXPECT_EQ(a.stats().rate_changes, b.stats().rate_changes);
   EXPECT_EQ(a.stats().extra_rounds, b.stats().extra_rounds);
   EXPECT_EQ(a.stats().flows_solved, b.stats().flows_solved);

@@ -12,12 +12,14 @@
 #include <vector>
 
 #include "network/maxmin_reference.hpp"
+#include "network/twin_networks.hpp"
 #include "sim/network/flow_network.hpp"
 
 namespace sim::net {
 namespace {
 
 using testing::check_allocation;
+using testing::TwinNetworks;
 
 constexpr double kGbit = 1.25e8;  // bytes
 constexpr double kG = 1e9;        // bits/s
@@ -132,38 +134,29 @@ TEST(UniformChannels, CapsThatAllFitLeaveTheMode) {
   // at their caps (1.8 of 2), the link is put to sleep and the channel leaves the mode. Same
   // numbers as per-flow commits, bit for bit.
   const Stores s;
-  Simulation sim_a;
-  Simulation sim_b;
-  FlowNetwork a(sim_a, s.t);
-  FlowNetwork b(sim_b, s.t);
-  b.keep_rates_per_flow();
+  TwinNetworks n(s.t);
+  n.b.keep_rates_per_flow();
   FlowOptions o;
   o.rate_cap_bps = 0.9 * kG;
   const std::vector<double> gbit{0.25, 0.5, 1.0, 1.0};
-  std::vector<Time> done_a(4);
-  std::vector<Time> done_b(4);
-  std::vector<FlowHandle> ha;
   for (int i = 0; i < 4; ++i) {
-    ha.push_back(a.start(
-        s.stores[0], s.hosts[i], gbit[i] * kGbit, [&, i] { done_a[i] = sim_a.now(); }, o));
-    b.start(
-        s.stores[0], s.hosts[i], gbit[i] * kGbit, [&, i] { done_b[i] = sim_b.now(); }, o);
-    EXPECT_EQ(a.uniform_channels(), i >= 2 ? 1u : 0u) << i;
+    n.start(s.stores[0], s.hosts[i], gbit[i] * kGbit, o);
+    EXPECT_EQ(n.a.uniform_channels(), i >= 2 ? 1u : 0u) << i;
   }
-  EXPECT_EQ(a.rate_bps(ha[1]), 0.5 * kG);
-  sim_a.run_until(ms(600));
-  sim_b.run_until(ms(600));
-  EXPECT_EQ(a.uniform_channels(), 1u);
-  EXPECT_EQ(a.rate_bps(ha[1]), 2 * kG / 3.0);
-  sim_a.run_until(ms(900));
-  sim_b.run_until(ms(900));
-  EXPECT_EQ(a.uniform_channels(), 0u);
-  EXPECT_EQ(a.rate_bps(ha[2]), 0.9 * kG);
-  sim_a.run();
-  sim_b.run();
-  EXPECT_EQ(done_a, done_b);
-  EXPECT_NEAR(done_a[0].to_seconds(), 0.5, 1e-9);
-  EXPECT_NEAR(done_a[1].to_seconds(), 0.875, 1e-9);
+  EXPECT_EQ(n.a.rate_bps(n.handle_a(1)), 0.5 * kG);
+  n.run_until(ms(600));
+  EXPECT_EQ(n.a.uniform_channels(), 1u);
+  EXPECT_EQ(n.a.rate_bps(n.handle_a(1)), 2 * kG / 3.0);
+  n.run_until(ms(900));
+  EXPECT_EQ(n.a.uniform_channels(), 0u);
+  EXPECT_EQ(n.a.rate_bps(n.handle_a(2)), 0.9 * kG);
+  n.run();
+  EXPECT_EQ(n.deliveries_a(), n.deliveries_b());
+  ASSERT_EQ(n.deliveries_a().size(), 4u);
+  EXPECT_EQ(std::get<0>(n.deliveries_a()[0]), 0u);
+  EXPECT_NEAR(std::get<2>(n.deliveries_a()[0]).to_seconds(), 0.5, 1e-9);
+  EXPECT_EQ(std::get<0>(n.deliveries_a()[1]), 1u);
+  EXPECT_NEAR(std::get<2>(n.deliveries_a()[1]).to_seconds(), 0.875, 1e-9);
 }
 
 class UniformChannelProperty : public ::testing::TestWithParam<int> {};
@@ -179,19 +172,13 @@ TEST_P(UniformChannelProperty, SameNumbersAsPerFlowCommits) {
   // mostly keep the stores' links uniform, the others have them leave and enter more often.
   const Stores s(6, seed <= 20 ? 40 * kG : 10 * kG);
   RandomStream rng(seed * 7919 + 5);
-  Simulation sim_a(seed, 14);
-  Simulation sim_b(seed, 14);
-  FlowNetwork a(sim_a, s.t);
-  FlowNetwork b(sim_b, s.t);
+  TwinNetworks n(s.t, seed, 14);
+  FlowNetwork& a = n.a;
+  FlowNetwork& b = n.b;
   b.keep_rates_per_flow();
-  std::vector<FlowHandle> ha;
-  std::vector<FlowHandle> hb;
-  std::vector<std::pair<std::size_t, Time>> done_a;
-  std::vector<std::pair<std::size_t, Time>> done_b;
   std::size_t used = 0;  // comparisons at which a uniform channel existed
 
   const auto start_one = [&](double bytes) {
-    const std::size_t i = ha.size();
     const double kind = rng.uniform(0.0, 1.0);
     FlowOptions o;
     if (rng.bernoulli(0.1)) o.rate_cap_bps = 1e8 * static_cast<double>(rng.uniform_int(2, 30));
@@ -200,33 +187,19 @@ TEST_P(UniformChannelProperty, SameNumbersAsPerFlowCommits) {
     if (kind < 0.02) {
       const NodeId r = s.hosts[rng.uniform_int(0, s.hosts.size() - 1)];
       const std::vector<NodeId> receivers{dst, r == dst ? src : r};
-      ha.push_back(a.start_chain(
-          src, receivers, bytes,
-          [&, i](std::size_t k) {
-            if (k == 0) done_a.emplace_back(i, sim_a.now());
-          },
-          o));
-      hb.push_back(b.start_chain(
-          src, receivers, bytes,
-          [&, i](std::size_t k) {
-            if (k == 0) done_b.emplace_back(i, sim_b.now());
-          },
-          o));
+      n.start_chain(src, receivers, bytes, o);
       return;
     }
     if (kind < 0.05) {
       src = s.hosts[rng.uniform_int(0, s.hosts.size() - 1)];
       if (src == dst) src = s.stores[0];
     }
-    ha.push_back(a.start(
-        src, dst, bytes, [&, i] { done_a.emplace_back(i, sim_a.now()); }, o));
-    hb.push_back(b.start(
-        src, dst, bytes, [&, i] { done_b.emplace_back(i, sim_b.now()); }, o));
+    n.start(src, dst, bytes, o);
   };
   const auto cancel_one = [&] {
-    if (ha.empty()) return;
-    const std::size_t k = rng.uniform_int(0, ha.size() - 1);
-    EXPECT_EQ(a.cancel(ha[k]), b.cancel(hb[k]));
+    if (n.started() == 0) return;
+    const auto [on_a, on_b] = n.cancel(rng.uniform_int(0, n.started() - 1));
+    EXPECT_EQ(on_a, on_b);
   };
   const auto compare = [&](const std::string& where) {
     const auto fa = a.flows();
@@ -250,8 +223,7 @@ TEST_P(UniformChannelProperty, SameNumbersAsPerFlowCommits) {
   for (int step = 0; step < 400; ++step) {
     // Often exactly at a completion (a finish and a change at one instant), else in between.
     now += rng.bernoulli(0.2) ? Time::zero() : seconds(rng.exponential(3.0));
-    sim_a.run_until(now);
-    sim_b.run_until(now);
+    n.run_until(now);
     compare("before step " + std::to_string(step));
     const double what = rng.uniform(0.0, 1.0);
     const double bytes = 1e6 * static_cast<double>(rng.uniform_int(1, 100));
@@ -262,8 +234,7 @@ TEST_P(UniformChannelProperty, SameNumbersAsPerFlowCommits) {
     } else {
       // A batch: a burst of equal flows (ties), sometimes with cancels.
       const bool cancels = rng.bernoulli(0.2);
-      const FlowNetwork::BatchUpdate batch_a(a);
-      const FlowNetwork::BatchUpdate batch_b(b);
+      const TwinNetworks::Batch batch(n);
       const auto k = rng.uniform_int(1, 6);
       for (std::uint64_t i = 0; i < k; ++i) {
         if (cancels && rng.bernoulli(0.3)) {
@@ -275,9 +246,8 @@ TEST_P(UniformChannelProperty, SameNumbersAsPerFlowCommits) {
     }
     compare("after step " + std::to_string(step));
   }
-  sim_a.run();
-  sim_b.run();
-  EXPECT_EQ(done_a, done_b);
+  n.run();
+  EXPECT_EQ(n.deliveries_a(), n.deliveries_b());
   EXPECT_EQ(a.stats().rate_changes, b.stats().rate_changes);
   EXPECT_EQ(a.stats().recomputations, b.stats().recomputations);
   EXPECT_EQ(a.stats().flows_solved, b.stats().flows_solved);

@@ -23,4 +23,18 @@ std::vector<std::string> module_candidates(const std::string& file);
 void* load_module_symbol(const std::string& file, const char* symbol, const std::string& purpose,
                          bool global = false);
 
+/// Throws std::runtime_error when the module `file` was built for interface version `found`
+/// and this dcsim needs `expected`: a module left beside the executable by another build.
+void check_module_abi(const std::string& file, int found, int expected);
+
+/// load_module_symbol for a module whose symbol is its table of entry points, an `Api` whose
+/// member `abi` is the interface version it was built for; checks it against `abi`.
+template <class Api>
+const Api& load_module_api(const std::string& file, const char* symbol, int abi,
+                           const std::string& purpose, bool global = false) {
+  const auto* api = static_cast<const Api*>(load_module_symbol(file, symbol, purpose, global));
+  check_module_abi(file, api->abi, abi);
+  return *api;
+}
+
 }  // namespace sim::config
