@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <iterator>
+#include <random>
 #include <streambuf>
 
 #include <fstream>
@@ -442,6 +443,64 @@ TEST(FlowsTool, ChosenColumnsOfResults) {
   std::ostringstream middle;
   write_flow_results(middle, t, long_rows, std::vector<FlowColumn>{C::kId, C::kSpine, C::kSrc});
   EXPECT_TRUE(middle.str() == "id,spine,src\n1,-,h1\n2," + long_rows[1].spine + ",h1\n");
+}
+
+// Any choice of columns is the full output's cells of those columns, in that order: random
+// lists (some with repeats, which the library allows and the CLI rejects) over 5,000 rows whose
+// fields repeat and change as a run's do, with spine texts of 1, 40 and 200,000 characters (the
+// last longer than the writer's buffer).
+TEST(FlowsTool, ChosenColumnsAreTheFullRowsCells) {
+  const Topology t = testing::star(3, 10e9);
+  std::vector<FlowResult> rows;
+  for (std::uint64_t i = 1; i <= 5000; ++i) {
+    FlowResult r;
+    r.spec.id = i * 7919;
+    r.spec.src = *t.find(i % 3 == 0 ? "h1" : "h3");
+    r.spec.dst = *t.find(i % 5 == 0 ? "h1" : "h2");
+    r.spec.bytes = static_cast<double>(i % 4) * 1.5e6;
+    r.spec.start = Time::from_ns(static_cast<std::int64_t>(i / 10) * 100000007);
+    r.finish = r.spec.start + Time::from_ns(static_cast<std::int64_t>(i % 7) * 250000001);
+    r.spine = i == 2500 ? std::string(200000, 's')
+              : i % 2   ? "spine-name-of-40-characters------------"
+                        : "-";
+    rows.push_back(r);
+  }
+  std::ostringstream full_out;
+  write_flow_results(full_out, t, rows);
+  // The full output's cells, by line (no cell holds a comma).
+  std::vector<std::vector<std::string>> cells;
+  {
+    std::istringstream lines(full_out.str());
+    std::string line;
+    while (std::getline(lines, line)) {
+      cells.emplace_back();
+      std::size_t begin = 0;
+      for (std::size_t comma; (comma = line.find(',', begin)) != std::string::npos;
+           begin = comma + 1)
+        cells.back().push_back(line.substr(begin, comma - begin));
+      cells.back().push_back(line.substr(begin));
+      ASSERT_EQ(cells.back().size(), 9u) << cells.size();
+    }
+  }
+  ASSERT_EQ(cells.size(), rows.size() + 1);
+  const auto all = all_flow_columns();
+  std::mt19937 rng(20);
+  for (int trial = 0; trial < 40; ++trial) {
+    std::vector<FlowColumn> columns;
+    const std::size_t n = 1 + rng() % 12;
+    for (std::size_t k = 0; k < n; ++k)
+      columns.push_back(all[rng() % all.size()]);
+    std::string expected;
+    for (const auto& line : cells) {
+      for (std::size_t k = 0; k < columns.size(); ++k) {
+        expected += line[static_cast<std::size_t>(columns[k])];
+        expected += k + 1 < columns.size() ? ',' : '\n';
+      }
+    }
+    std::ostringstream out;
+    write_flow_results(out, t, rows, columns);
+    EXPECT_TRUE(out.str() == expected) << "trial " << trial;
+  }
 }
 
 // --columns' list: names in the order given; an empty list, an empty or unknown name and a
