@@ -7,13 +7,15 @@
 //       follows the flows in flight, not N); prints CPU time, flows in flight and peak RSS. A
 //       burst's flows start in one BatchUpdate, or each with its own recomputation
 //       (--one-by-one). --finish writes id,finish_s of every flow.
-//   bench_flow_mixes flows --topology T.json --flows F.csv --out OUT.csv
+//   bench_flow_mixes flows --topology T.json --flows F.csv --out OUT.csv [--columns LIST]
 //       what `dcsim flows` does (run_flows_tool), without the rest of the CLI.
 //   bench_flow_mixes compare MIX N --dcsim PATH [--dcsim-before PATH] [--simgrid PATH]
-//                    [--repeat R] [--dir DIR] [SEED]
+//                    [--dcsim-columns LIST] [--repeat R] [--dir DIR] [SEED]
 //       writes the flow set to DIR, runs each program R times as its own process on it (CPU time
 //       of the child: user + system), and prints the times (median, min, max), their ratios and
-//       the largest finish-time differences.
+//       the largest finish-time differences. --dcsim-columns adds a series `dcsim-columns`: the
+//       --dcsim program with `--columns LIST` (e.g. id,finish_s, what simgrid_flows writes; LIST
+//       must hold id and finish_s, which the finish-time comparison reads).
 #include <fmt/format.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -36,6 +38,7 @@
 
 #include "flow_mixes.hpp"
 #include "sim/network/flow_network.hpp"
+#include "sim/network/flows_tool.hpp"
 #include "sim/network/topology_config.hpp"
 
 namespace {
@@ -250,6 +253,7 @@ int cmd_compare(const std::vector<std::string>& args) {
   std::string dcsim;
   std::string before;
   std::string simgrid;
+  std::string columns;
   std::string dir = ".";
   int repeat = 3;
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -263,6 +267,8 @@ int cmd_compare(const std::vector<std::string>& args) {
       before = value();
     } else if (args[i] == "--simgrid") {
       simgrid = value();
+    } else if (args[i] == "--dcsim-columns") {
+      columns = value();
     } else if (args[i] == "--dir") {
       dir = value();
     } else if (args[i] == "--repeat") {
@@ -273,6 +279,22 @@ int cmd_compare(const std::vector<std::string>& args) {
   }
   if (pos.size() < 2 || dcsim.empty()) {
     throw std::invalid_argument("compare: expected MIX N --dcsim PATH [...]");
+  }
+  if (!columns.empty()) {  // checked before any run
+    std::vector<net::FlowColumn> chosen;
+    try {
+      chosen = net::parse_flow_columns(columns);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(std::string("--dcsim-columns: ") + e.what());
+    }
+    for (const net::FlowColumn needed : {net::FlowColumn::kId, net::FlowColumn::kFinishS}) {
+      if (std::find(chosen.begin(), chosen.end(), needed) == chosen.end()) {
+        throw std::invalid_argument(fmt::format(
+            "--dcsim-columns: expected a list with id and finish_s (the finish times are "
+            "compared), found \"{}\"",
+            columns));
+      }
+    }
   }
   const bench::FlowMix mix = bench::parse_flow_mix(pos[0]);
   const std::uint64_t total = std::stoull(pos[1]);
@@ -287,16 +309,20 @@ int cmd_compare(const std::vector<std::string>& args) {
     bench::write_flows_csv(out, topology, flows);
   }
   std::vector<Series> series;
-  const auto dcsim_series = [&](const std::string& name, const std::string& exe) {
+  const auto dcsim_series = [&](const std::string& name, const std::string& exe,
+                                const std::string& chosen) {
     const std::string out = fmt::format("{}-{}.csv", stem, name);
-    series.push_back(
-        Series{name,
-               {exe, "flows", "--topology", topology_path(), "--flows", flows_csv, "--out", out},
-               out,
-               {}});
+    std::vector<std::string> argv = {exe,       "flows",   "--topology", topology_path(),
+                                     "--flows", flows_csv, "--out",      out};
+    if (!chosen.empty()) {
+      argv.push_back("--columns");
+      argv.push_back(chosen);
+    }
+    series.push_back(Series{name, argv, out, {}});
   };
-  dcsim_series("dcsim", dcsim);
-  if (!before.empty()) dcsim_series("dcsim-before", before);
+  dcsim_series("dcsim", dcsim, "");
+  if (!before.empty()) dcsim_series("dcsim-before", before, "");
+  if (!columns.empty()) dcsim_series("dcsim-columns", dcsim, columns);
   if (!simgrid.empty()) {
     const std::string out = stem + "-simgrid.csv";
     series.push_back(Series{"simgrid", {simgrid, topology_path(), flows_csv, out}, out, {}});
@@ -307,7 +333,8 @@ int cmd_compare(const std::vector<std::string>& args) {
       s.runs.push_back(run_child(s.argv));
   }
   const auto reference = read_finish(series[0].out);
-  fmt::print("mix={} flows={} seed={} repeats={}\n", bench::to_string(mix), total, seed, repeat);
+  fmt::print("mix={} flows={} seed={} repeats={}{}\n", bench::to_string(mix), total, seed, repeat,
+             columns.empty() ? "" : " dcsim-columns=" + columns);
   for (const auto& s : series) {
     double lo = 1e300;
     double hi = 0.0;
@@ -332,6 +359,8 @@ int cmd_flows(const std::vector<std::string>& args) {
   std::string topology;
   std::string flows;
   std::string out;
+  std::vector<net::FlowColumn> columns(net::all_flow_columns().begin(),
+                                       net::all_flow_columns().end());
   for (std::size_t i = 0; i + 1 < args.size(); i += 2) {
     if (args[i] == "--topology") {
       topology = args[i + 1];
@@ -339,12 +368,19 @@ int cmd_flows(const std::vector<std::string>& args) {
       flows = args[i + 1];
     } else if (args[i] == "--out") {
       out = args[i + 1];
+    } else if (args[i] == "--columns") {
+      try {
+        columns = net::parse_flow_columns(args[i + 1]);
+      } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument(std::string("flows: --columns: ") + e.what());
+      }
     }
   }
   if (topology.empty() || flows.empty() || out.empty()) {
-    throw std::invalid_argument("flows: expected --topology T.json --flows F.csv --out OUT.csv");
+    throw std::invalid_argument(
+        "flows: expected --topology T.json --flows F.csv --out OUT.csv [--columns LIST]");
   }
-  net::run_flows_tool(topology, flows, out);
+  net::run_flows_tool(topology, flows, out, columns);
   return 0;
 }
 

@@ -12,7 +12,11 @@
 #include <cstdint>
 #include <cstring>
 #include <ostream>
+#include <span>
+#include <stdexcept>
+#include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "sim/network/flows_tool.hpp"
@@ -58,11 +62,11 @@ class PaddedTexts {
 // Rows formatted straight into one buffer, written in large pieces (a stream insertion per line
 // cost more than the formatting). `row.room(i)` bounds the characters row i takes (with what its
 // copies write past its end); `row(out, i)` writes it at out and returns its end.
+// `head` is the header line, with its '\n'.
 template <class Row>
-void write_rows(std::ostream& out, std::size_t n, const Row& row) {
+void write_rows(std::ostream& out, std::string_view head, std::size_t n, const Row& row) {
   constexpr std::size_t kChunk = std::size_t{1} << 16;
-  std::vector<char> buf(2 * kChunk);
-  const std::string_view head = "id,src,dst,bytes,start_s,finish_s,duration_s,finish_ns,spine\n";
+  std::vector<char> buf(std::max(2 * kChunk, head.size()));
   std::memcpy(buf.data(), head.data(), head.size());
   std::size_t used = head.size();
   for (std::size_t i = 0; i < n; ++i) {
@@ -103,12 +107,25 @@ struct FieldMemo {
   }
 };
 
-// The rows' text: `id,src,dst,bytes,start_s,finish_s,duration_s,finish_ns,spine\n`. The doubles
-// are those of fmt's "{}" with spec.bytes, spec.start.to_seconds(), finish.to_seconds() and
-// (finish - spec.start).to_seconds().
+// The rows' text: the columns asked for, in their order; by default all nine,
+// `id,src,dst,bytes,start_s,finish_s,duration_s,finish_ns,spine\n`. The doubles are those of
+// fmt's "{}" with spec.bytes, spec.start.to_seconds(), finish.to_seconds() and
+// (finish - spec.start).to_seconds(). The nine columns in their order (full()) are written by
+// operator(), straight through; any other choice by selected(), a loop over the columns that
+// formats only those.
 class RowFormatter {
  public:
-  explicit RowFormatter(const Topology& topology) {
+  explicit RowFormatter(const Topology& topology,
+                        std::span<const FlowColumn> columns = all_flow_columns())
+      : columns_(columns.begin(), columns.end()) {
+    if (columns_.empty()) throw std::invalid_argument("no output column chosen");
+    const auto all = all_flow_columns();
+    full_ = std::equal(columns_.begin(), columns_.end(), all.begin(), all.end());
+    for (const FlowColumn c : columns_) {
+      head_ += flow_column_name(c);
+      head_ += ',';
+    }
+    head_.back() = '\n';
     for (NodeId id = 0; id < topology.node_count(); ++id)
       names_.add(topology.node(id).name, ',');
     names_.done();
@@ -117,29 +134,113 @@ class RowFormatter {
     spines_.add("-", '\n');  // index node_count: no spine
     spines_.done();
     no_spine_ = topology.node_count();
+    for (const FlowColumn c : columns_) {
+      switch (c) {
+        case FlowColumn::kId:
+          fixed_room_ += kIdChars + 1;
+          break;
+        case FlowColumn::kSrc:
+        case FlowColumn::kDst:
+          fixed_room_ += names_.room();
+          break;
+        case FlowColumn::kSpine:
+          ++spine_columns_;
+          break;
+        default:
+          fixed_room_ += detail::kNumberChars + 1;
+      }
+    }
   }
+
+  // True if the columns are all nine in their order: rows by operator().
+  [[nodiscard]] bool full() const { return full_; }
+  // The header line, with its '\n'.
+  [[nodiscard]] std::string_view head() const { return head_; }
 
   // Characters a row may take, with what the copies write past its end, given its spine's.
   [[nodiscard]] std::size_t room(std::size_t spine_room) const {
-    return 24 + 2 * names_.room() + 5 * (detail::kNumberChars + 1) + spine_room;
+    if (full_) return 24 + 2 * names_.room() + 5 * (detail::kNumberChars + 1) + spine_room;
+    return fixed_room_ + spine_columns_ * spine_room;
   }
   [[nodiscard]] std::size_t room() const { return room(spines_.room()); }
 
-  // A row whose spine is a node (kNoSpine: "-").
+  // A full row whose spine is a node (kNoSpine: "-").
   char* operator()(char* out, const FlowSpec& spec, Time finish, NodeId spine) {
     out = numbers(out, spec, finish);
     return spines_.put(out, spine == kNoSpine ? no_spine_ : spine);
   }
-  // A row whose spine is any text.
+  // A full row whose spine is any text.
   char* operator()(char* out, const FlowSpec& spec, Time finish, std::string_view spine) {
     out = numbers(out, spec, finish);
-    std::memcpy(out, spine.data(), spine.size());
-    out[spine.size()] = '\n';
-    return out + spine.size() + 1;
+    return put_text(out, spine, '\n');
+  }
+
+  // A row of the chosen columns; Spine is NodeId (kNoSpine: "-") or std::string_view.
+  template <class Spine>
+  char* selected(char* out, const FlowSpec& spec, Time finish, Spine spine) {
+    for (const FlowColumn c : columns_) {
+      switch (c) {
+        case FlowColumn::kId:
+          out = fmt::format_to(out, FMT_COMPILE("{}"), spec.id);
+          break;
+        case FlowColumn::kSrc:
+          out = names_.put(out, spec.src) - 1;  // without its ','
+          break;
+        case FlowColumn::kDst:
+          out = names_.put(out, spec.dst) - 1;
+          break;
+        case FlowColumn::kBytes:
+          out = bytes(out, spec);
+          break;
+        case FlowColumn::kStartS:
+          out = seconds(out, start_, spec.start.ns());
+          break;
+        case FlowColumn::kFinishS:
+          out = seconds(out, finish_, finish.ns());
+          break;
+        case FlowColumn::kDurationS:
+          out = seconds(out, duration_, (finish - spec.start).ns());
+          break;
+        case FlowColumn::kFinishNs:
+          out = finish_ns(out, finish);
+          break;
+        case FlowColumn::kSpine:
+          if constexpr (std::is_same_v<Spine, NodeId>) {
+            out = spines_.put(out, spine == kNoSpine ? no_spine_ : spine) - 1;  // without '\n'
+          } else {
+            out = put_text(out, spine, ',') - 1;
+          }
+          break;
+      }
+      *out++ = ',';
+    }
+    out[-1] = '\n';
+    return out;
   }
 
  private:
-  // The row up to its spine.
+  static constexpr std::size_t kIdChars = 23;  // an unsigned 64-bit integer takes at most 20
+
+  static char* put_text(char* out, std::string_view text, char after) {
+    std::memcpy(out, text.data(), text.size());
+    out[text.size()] = after;
+    return out + text.size() + 1;
+  }
+  char* bytes(char* out, const FlowSpec& spec) {
+    return bytes_.put(out, std::bit_cast<std::uint64_t>(spec.bytes),
+                      [&spec](char* o) { return detail::write_double(o, spec.bytes); });
+  }
+  static char* seconds(char* out, FieldMemo& memo, std::int64_t ns) {
+    return memo.put(out, static_cast<std::uint64_t>(ns),
+                    [ns](char* o) { return detail::write_seconds(o, ns); });
+  }
+  char* finish_ns(char* out, Time finish) {
+    return finish_ns_.put(out, static_cast<std::uint64_t>(finish.ns()), [&finish](char* o) {
+      return fmt::format_to(o, FMT_COMPILE("{}"), finish.ns());
+    });
+  }
+
+  // The full row up to its spine.
   char* numbers(char* out, const FlowSpec& spec, Time finish) {
     out = fmt::format_to(out, FMT_COMPILE("{}"), spec.id);
     *out++ = ',';
@@ -149,23 +250,21 @@ class RowFormatter {
       *e = ',';
       out = e + 1;
     };
-    field(bytes_.put(out, std::bit_cast<std::uint64_t>(spec.bytes),
-                     [&spec](char* o) { return detail::write_double(o, spec.bytes); }));
-    const auto time_field = [&out, &field](FieldMemo& memo, std::int64_t ns) {
-      field(memo.put(out, static_cast<std::uint64_t>(ns),
-                     [ns](char* o) { return detail::write_seconds(o, ns); }));
-    };
-    time_field(start_, spec.start.ns());
-    time_field(finish_, finish.ns());
-    time_field(duration_, (finish - spec.start).ns());
-    field(finish_ns_.put(out, static_cast<std::uint64_t>(finish.ns()), [&finish](char* o) {
-      return fmt::format_to(o, FMT_COMPILE("{}"), finish.ns());
-    }));
+    field(bytes(out, spec));
+    field(seconds(out, start_, spec.start.ns()));
+    field(seconds(out, finish_, finish.ns()));
+    field(seconds(out, duration_, (finish - spec.start).ns()));
+    field(finish_ns(out, finish));
     return out;
   }
 
-  PaddedTexts names_;   // "name,"
-  PaddedTexts spines_;  // "name\n", and "-\n" last
+  std::vector<FlowColumn> columns_;
+  bool full_ = false;
+  std::string head_;
+  std::size_t fixed_room_ = 0;     // room of the chosen columns but the spine
+  std::size_t spine_columns_ = 0;  // times the spine is chosen
+  PaddedTexts names_;              // "name,"
+  PaddedTexts spines_;             // "name\n", and "-\n" last
   std::size_t no_spine_ = 0;
   FieldMemo bytes_, start_, finish_, duration_, finish_ns_;
 };

@@ -180,24 +180,124 @@ std::vector<FlowResult> simulate_flows(const Topology& topology,
   return results;
 }
 
-void write_flow_results(std::ostream& out, const Topology& topology,
-                        const std::vector<FlowResult>& results) {
-  RowFormatter format_row(topology);
-  struct Rows {
-    const std::vector<FlowResult>& results;
-    RowFormatter& format;
-    [[nodiscard]] std::size_t room(std::size_t i) const {
-      return format.room(results[i].spine.size() + 1);
+namespace {
+
+constexpr FlowColumn kAllColumns[] = {
+    FlowColumn::kId,        FlowColumn::kSrc,      FlowColumn::kDst,
+    FlowColumn::kBytes,     FlowColumn::kStartS,   FlowColumn::kFinishS,
+    FlowColumn::kDurationS, FlowColumn::kFinishNs, FlowColumn::kSpine};
+
+// The rows of FlowResults (write_flow_results): full rows by RowFormatter::operator(), others by
+// RowFormatter::selected() (chosen once, not per row).
+template <bool kFull>
+struct ResultRows {
+  const std::vector<FlowResult>& results;
+  RowFormatter& format;
+  [[nodiscard]] std::size_t room(std::size_t i) const {
+    return format.room(results[i].spine.size() + 1);
+  }
+  char* operator()(char* out, std::size_t i) const {
+    const FlowResult& r = results[i];
+    if constexpr (kFull) {
+      return format(out, r.spec, r.finish, std::string_view(r.spine));
+    } else {
+      return format.selected(out, r.spec, r.finish, std::string_view(r.spine));
     }
-    char* operator()(char* out, std::size_t i) const {
-      return format(out, results[i].spec, results[i].finish, std::string_view(results[i].spine));
+  }
+};
+
+// The same for the command's flows and outcomes.
+template <bool kFull>
+struct OutcomeRows {
+  const FlowList& flows;
+  const std::vector<Outcome, HugePageAllocator<Outcome>>& outcomes;
+  RowFormatter& format;
+  std::size_t room_all;
+  [[nodiscard]] std::size_t room(std::size_t /*i*/) const { return room_all; }
+  char* operator()(char* out, std::size_t i) const {
+    if constexpr (kFull) {
+      return format(out, flows[i], outcomes[i].finish, outcomes[i].spine);
+    } else {
+      return format.selected(out, flows[i], outcomes[i].finish, outcomes[i].spine);
     }
+  }
+};
+
+}  // namespace
+
+std::string_view flow_column_name(FlowColumn column) {
+  switch (column) {
+    case FlowColumn::kId:
+      return "id";
+    case FlowColumn::kSrc:
+      return "src";
+    case FlowColumn::kDst:
+      return "dst";
+    case FlowColumn::kBytes:
+      return "bytes";
+    case FlowColumn::kStartS:
+      return "start_s";
+    case FlowColumn::kFinishS:
+      return "finish_s";
+    case FlowColumn::kDurationS:
+      return "duration_s";
+    case FlowColumn::kFinishNs:
+      return "finish_ns";
+    case FlowColumn::kSpine:
+      return "spine";
+  }
+  return "?";
+}
+
+std::span<const FlowColumn> all_flow_columns() {
+  return kAllColumns;
+}
+
+std::vector<FlowColumn> parse_flow_columns(std::string_view list) {
+  const auto error = [](const std::string& found) {
+    std::string names;
+    for (const FlowColumn c : kAllColumns) {
+      if (!names.empty()) names += ',';
+      names += flow_column_name(c);
+    }
+    return std::invalid_argument(
+        fmt::format("expected a comma-separated list of distinct column names among {}; found {}",
+                    names, found));
   };
-  write_rows(out, results.size(), Rows{results, format_row});
+  if (list.empty()) throw error("an empty list");
+  std::vector<FlowColumn> columns;
+  for (std::size_t begin = 0;;) {
+    const std::size_t comma = std::min(list.find(',', begin), list.size());
+    const std::string_view name = list.substr(begin, comma - begin);
+    if (name.empty()) throw error(fmt::format("an empty column name in \"{}\"", list));
+    const auto* it = std::find_if(std::begin(kAllColumns), std::end(kAllColumns),
+                                  [&](FlowColumn c) { return flow_column_name(c) == name; });
+    if (it == std::end(kAllColumns)) {
+      throw error(fmt::format("unknown column \"{}\" in \"{}\"", name, list));
+    }
+    if (std::find(columns.begin(), columns.end(), *it) != columns.end()) {
+      throw error(fmt::format("column \"{}\" twice in \"{}\"", name, list));
+    }
+    columns.push_back(*it);
+    if (comma == list.size()) return columns;
+    begin = comma + 1;
+  }
+}
+
+void write_flow_results(std::ostream& out, const Topology& topology,
+                        const std::vector<FlowResult>& results,
+                        std::span<const FlowColumn> columns) {
+  RowFormatter format(topology, columns);
+  if (format.full()) {
+    write_rows(out, format.head(), results.size(), ResultRows<true>{results, format});
+  } else {
+    write_rows(out, format.head(), results.size(), ResultRows<false>{results, format});
+  }
 }
 
 std::size_t run_flows_tool(const std::string& topology_path, const std::string& flows_path,
-                           std::ostream& out) {
+                           std::ostream& out, std::span<const FlowColumn> columns) {
+  if (columns.empty()) throw std::invalid_argument("no output column chosen");
   const Topology topology = load_topology_file(topology_path);
   std::ifstream in(flows_path);
   if (!in) throw std::runtime_error(fmt::format("{}: cannot open the flows file", flows_path));
@@ -206,23 +306,20 @@ std::size_t run_flows_tool(const std::string& topology_path, const std::string& 
   const FlowList flows = read_flows<FlowList>(in, flows_path, topology, size_error ? 0 : size);
   // The same rows as write_flow_results(simulate_flows(...)), without building FlowResults.
   const auto outcomes = run_flows(topology, flows);
-  RowFormatter format_row(topology);
-  struct Rows {
-    const FlowList& flows;
-    const std::vector<Outcome, HugePageAllocator<Outcome>>& outcomes;
-    RowFormatter& format;
-    std::size_t room_all;
-    [[nodiscard]] std::size_t room(std::size_t /*i*/) const { return room_all; }
-    char* operator()(char* out, std::size_t i) const {
-      return format(out, flows[i], outcomes[i].finish, outcomes[i].spine);
-    }
-  };
-  write_rows(out, flows.size(), Rows{flows, outcomes, format_row, format_row.room()});
+  RowFormatter format(topology, columns);
+  if (format.full()) {
+    write_rows(out, format.head(), flows.size(),
+               OutcomeRows<true>{flows, outcomes, format, format.room()});
+  } else {
+    write_rows(out, format.head(), flows.size(),
+               OutcomeRows<false>{flows, outcomes, format, format.room()});
+  }
   return flows.size();
 }
 
 std::size_t run_flows_tool(const std::string& topology_path, const std::string& flows_path,
-                           const std::string& out_path) {
+                           const std::string& out_path, std::span<const FlowColumn> columns) {
+  if (columns.empty()) throw std::invalid_argument("no output column chosen");
   namespace fs = std::filesystem;
   const fs::path target(out_path);
   fs::path tmp = target;
@@ -233,7 +330,7 @@ std::size_t run_flows_tool(const std::string& topology_path, const std::string& 
     if (!out)
       throw std::runtime_error(fmt::format("{}: cannot write the output file", tmp.string()));
     try {
-      n = run_flows_tool(topology_path, flows_path, out);
+      n = run_flows_tool(topology_path, flows_path, out, columns);
     } catch (...) {
       out.close();
       std::error_code ec;

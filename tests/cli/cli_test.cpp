@@ -153,6 +153,41 @@ TEST(Cli, FlowsCommandReplaysFlowsOnATopology) {
   EXPECT_THROW(call(flows_command, {"--flows", csv}), UsageError);
 }
 
+// --columns: the same run, only the columns asked for; a bad list is a usage error naming the
+// option, the valid names and what was found, and nothing is written.
+TEST(Cli, FlowsCommandWritesTheChosenColumns) {
+  const std::string csv = ::testing::TempDir() + "dcsim_cli_flows_columns.csv";
+  std::ofstream(csv) << "id,src,dst,bytes,start\n1,host0,host1,1250000000,0\n"
+                        "2,host0,host2,1250000000,0\n";
+  const std::string topology = SIM_SOURCE_DIR "/data/topologies/flashpoint-datacenter.json";
+  const auto r =
+      call(flows_command, {"--topology", topology, "--flows", csv, "--columns", "id,finish_s"});
+  EXPECT_EQ(r.code, kExitOk);
+  EXPECT_EQ(r.out, "id,finish_s\n1,1.33226952\n2,1.33226952\n");
+  const auto swapped =
+      call(flows_command, {"--topology", topology, "--flows", csv, "--columns", "finish_ns,id"});
+  EXPECT_EQ(swapped.out, "finish_ns,id\n1332269520,1\n1332269520,2\n");
+  const std::string out_path = ::testing::TempDir() + "dcsim_cli_flows_columns_out.csv";
+  std::filesystem::remove(out_path);
+  const auto error_of = [&](const std::string& list) {
+    try {
+      call(flows_command,
+           {"--topology", topology, "--flows", csv, "--out", out_path, "--columns", list});
+    } catch (const UsageError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string expected =
+      "--columns: expected a comma-separated list of distinct column names among "
+      "id,src,dst,bytes,start_s,finish_s,duration_s,finish_ns,spine; found ";
+  EXPECT_EQ(error_of(""), expected + "an empty list");
+  EXPECT_EQ(error_of("id,finish"), expected + "unknown column \"finish\" in \"id,finish\"");
+  EXPECT_EQ(error_of("id,id"), expected + "column \"id\" twice in \"id,id\"");
+  EXPECT_FALSE(std::filesystem::exists(out_path));
+  EXPECT_FALSE(std::filesystem::exists(out_path + ".tmp"));
+}
+
 }  // namespace
 }  // namespace sim::cli
 

@@ -1,5 +1,6 @@
 """Smoke test of bench/performance-report --quick (issue 24): the document it writes has each
-goal's section with its tables filled with numbers, --prose-only keeps it as it is, and a base
+goal's section with its tables filled with numbers (the network's with a like-for-like row per
+mix), --prose-only keeps it as it is, and a base
 build whose outputs differ makes it fail. Times are not asserted (the machine is shared).
 
 Usage: performance_report_test.py SOURCE_DIR BUILD_DIR
@@ -56,6 +57,17 @@ def main():
             # Whole process (3 mixes) and in process (3 mixes + the big storm).
             check(len(net) == 7, f"network rows: {net}")
             check(all(number(r[1]) > 0 and number(r[2]) > 0 for r in net), f"network: {net}")
+            # Each mix's like-for-like row: dcsim with --columns id,finish_s (no base figures).
+            like = rows(doc, "Goal 1: network",
+                        r"(cloud|busy|storm), like-for-like \(`--columns id,finish_s`\)")
+            check([r[0].split(",")[0] for r in like] == ["cloud", "busy", "storm"],
+                  f"like-for-like rows: {like}")
+            check(all(number(r[1]) > 0 and r[2:5] == ["-", "-", "-"] for r in like),
+                  f"like-for-like: {like}")
+            if os.access(os.path.join(BUILD, "bench", "network", "simgrid_flows"), os.X_OK):
+                check(all(number(r[5]) > 0 and number(r[6]) > 0 for r in like), f"{like}")
+                check("; like-for-like (`--columns id,finish_s`) ≥ 10 on " in doc,
+                      "verdict without the like-for-like ratio")
             plat = rows(doc, "Goal 2: platform", "(INFless|Protean)[^|]*")
             check(len(plat) == 8, f"platform rows (4 runs x dcsim, base): {plat}")
             for r in plat:

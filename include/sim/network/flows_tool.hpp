@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <iosfwd>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,10 +43,37 @@ struct FlowResult {
 std::vector<FlowResult> simulate_flows(const Topology& topology,
                                        const std::vector<FlowSpec>& flows);
 
-/// Writes `id,src,dst,bytes,start_s,finish_s,duration_s,finish_ns,spine`; doubles in the
-/// shortest form that reads back to the same double (full precision).
+/// The columns of `dcsim flows`' output, in their default order (docs/network.md "dcsim flows").
+enum class FlowColumn : std::uint8_t {
+  kId,
+  kSrc,
+  kDst,
+  kBytes,
+  kStartS,
+  kFinishS,
+  kDurationS,
+  kFinishNs,
+  kSpine,
+};
+
+/// The column's name in the output's header ("id", "finish_s", ...).
+std::string_view flow_column_name(FlowColumn column);
+
+/// All nine columns in the default order: `id,src,dst,bytes,start_s,finish_s,duration_s,
+/// finish_ns,spine`.
+std::span<const FlowColumn> all_flow_columns();
+
+/// The columns of a comma-separated list of names ("id,finish_s"), in its order. Throws
+/// std::invalid_argument, saying what was expected (the valid names) and what was found, for an
+/// empty list, an empty or unknown name, or a name given twice.
+std::vector<FlowColumn> parse_flow_columns(std::string_view list);
+
+/// Writes `columns` (default: all nine) of each result; doubles in the shortest form that reads
+/// back to the same double (full precision). Only the columns asked for are formatted.
+/// Throws std::invalid_argument if `columns` is empty.
 void write_flow_results(std::ostream& out, const Topology& topology,
-                        const std::vector<FlowResult>& results);
+                        const std::vector<FlowResult>& results,
+                        std::span<const FlowColumn> columns = all_flow_columns());
 
 namespace detail {
 /// A number cell as std::from_chars reads it (ok: all of s read, finite), with a fast path for
@@ -69,14 +97,17 @@ char* write_fixed(char* out, std::uint64_t n, int p);
 char* write_shortest(char* out, double v, int e10, int min_digits);
 }  // namespace detail
 
-/// The whole command: reads both files, simulates, writes CSV to `out`. Returns the number of
-/// flows. Throws (config::ConfigError, std::invalid_argument, std::runtime_error) with messages
-/// naming the file and the line or JSON path.
+/// The whole command: reads both files, simulates, writes the CSV's `columns` (default: all
+/// nine, in their order) to `out`. Returns the number of flows. Throws (config::ConfigError,
+/// std::invalid_argument, std::runtime_error) with messages naming the file and the line or JSON
+/// path; std::invalid_argument before reading anything if `columns` is empty.
 std::size_t run_flows_tool(const std::string& topology_path, const std::string& flows_path,
-                           std::ostream& out);
+                           std::ostream& out,
+                           std::span<const FlowColumn> columns = all_flow_columns());
 
 /// Same, writing to `out_path` atomically (a temporary file in the same directory, renamed).
 std::size_t run_flows_tool(const std::string& topology_path, const std::string& flows_path,
-                           const std::string& out_path);
+                           const std::string& out_path,
+                           std::span<const FlowColumn> columns = all_flow_columns());
 
 }  // namespace sim::net
