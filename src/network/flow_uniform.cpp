@@ -100,7 +100,7 @@ void FlowNetwork::exit_uniform(std::uint32_t index, std::uint32_t skip) {
   u.active = false;
   u.remaining.clear();
   u.caps.clear();
-  u.capped = 0;
+  u.range = CapRange{};
   --uniform_count_;
 }
 
@@ -184,16 +184,10 @@ bool FlowNetwork::try_uniform_start(const std::uint32_t* added, std::size_t coun
   if (!(first * weight > room)) return false;
   const double cut = std::max(0.0, room / weight) * kCutMargin;
   if (!(cut <= u.rate)) return false;
-  double min_cap = new_min_cap;
-  double max_cap = new_max_cap;
-  if (u.capped == 0) {  // every member's cap is +inf
-    max_cap = kInf;
-  } else {
-    for (const double c : u.caps) {
-      min_cap = std::min(min_cap, c);
-      max_cap = std::max(max_cap, c);
-    }
-  }
+  // The extremes over the members and the new flows (m > 0): with every member's cap +inf, the
+  // new flows' smallest cap and +inf.
+  const double min_cap = std::min(new_min_cap, u.range.min_cap);
+  const double max_cap = std::max(new_max_cap, u.range.max_cap);
   const auto sum_caps = [&] {
     double sum = 0.0;
     for (const double c : u.caps)
@@ -208,7 +202,7 @@ bool FlowNetwork::try_uniform_start(const std::uint32_t* added, std::size_t coun
   for (std::size_t j = 0; j < count; ++j) {
     hot_[added[j]].pending = false;
     u.caps.push_back(hot_[added[j]].cap);
-    if (u.caps.back() != kInf) ++u.capped;
+    u.range.add(u.caps.back());
   }
   recommit_uniform(u, share, added, count);
   return true;
@@ -236,17 +230,21 @@ bool FlowNetwork::try_uniform_depart(std::uint32_t slot) {
   }
   if (never_binds(ch.capacity, potential, unbounded)) return false;
   // The members after detach's swap: the last takes the leaver's place.
-  const std::uint32_t capped = u.capped - (u.caps[p] != kInf ? 1 : 0);
-  double min_cap = kInf;
-  double max_cap = kInf;  // (every other member's cap is +inf: both are, and no sum is taken)
-  if (capped > 0) {
-    max_cap = 0.0;
+  // The other members' extremes (m - 1 > 0 of them): those of all members unless the leaver was
+  // the only one at an extreme, then taken again.
+  const double leaving = u.caps[p];
+  CapRange range = u.range;
+  bool rescan = false;
+  if (leaving == range.min_cap && --range.at_min == 0) rescan = true;
+  if (leaving == range.max_cap && --range.at_max == 0) rescan = true;
+  if (rescan) {
+    range = CapRange{};
     for (std::size_t k = 0; k < m; ++k) {
-      const double c = k == p ? kInf : u.caps[k];
-      min_cap = std::min(min_cap, c);
-      max_cap = std::max(max_cap, k == p ? 0.0 : c);
+      if (k != p) range.add(u.caps[k]);
     }
   }
+  const double min_cap = range.min_cap;
+  const double max_cap = range.max_cap;
   const auto sum_caps = [&] {
     double sum = 0.0;
     for (std::size_t k = 0; k + 1 < m; ++k)
@@ -256,7 +254,7 @@ bool FlowNetwork::try_uniform_depart(std::uint32_t slot) {
   double share = 0.0;
   if (!share_applies(ch.capacity, m - 1, min_cap, max_cap, sum_caps, u.rate, share)) return false;
   if (u.winner == slot) u.winner = kNone;  // its entry is gone (fired, or erased by cancel)
-  u.capped = capped;
+  u.range = range;
   u.caps[p] = u.caps.back();
   u.caps.pop_back();
   u.remaining[p] = u.remaining.back();
@@ -391,11 +389,11 @@ void FlowNetwork::try_enter_uniform() {
   u.since = sim_.now();
   u.remaining.clear();
   u.caps.clear();
-  u.capped = 0;
+  u.range = CapRange{};
   for (const std::uint32_t g : ch.flows) {
     u.remaining.push_back(flows_[g].remaining);
     u.caps.push_back(hot_[g].cap);
-    if (hot_[g].cap != kInf) ++u.capped;
+    u.range.add(hot_[g].cap);
   }
   u.sequence = commit_first_sequence_;
   u.block = m;
