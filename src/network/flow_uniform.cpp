@@ -32,7 +32,11 @@
 // of an idle channel one of its members crosses. The observations read the record (rate_bps,
 // remaining_bytes, channel_load_bps, channel_bytes, flows); cancel writes the member back first.
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "flow_constants.hpp"
 #include "sim/network/flow_network.hpp"
@@ -43,6 +47,57 @@ using flow::kCutMargin;
 using flow::kInf;
 using flow::kNone;
 using flow::kSameRate;
+
+namespace {
+// r = max(0, r - d) for every r in [r, r + n), returning the least result (kInf if n is 0): the
+// per-flow advance's max(0.0, remaining - d), two at a time. MAXPD(x, 0) is x > 0 ? x : 0, as
+// std::max(0.0, x) is, NaN and -0.0 included, so every result is the same; the results are never
+// NaN nor -0.0, so their least does not depend on the order it is taken in.
+double advance_all(double* r, std::size_t n, double d) {
+  double least = kInf;
+  std::size_t k = 0;
+#if defined(__SSE2__)
+  const __m128d dv = _mm_set1_pd(d);
+  const __m128d zero = _mm_setzero_pd();
+  __m128d lo_a = _mm_set1_pd(kInf);
+  __m128d lo_b = lo_a;
+  for (; k + 4 <= n; k += 4) {
+    const __m128d a = _mm_max_pd(_mm_sub_pd(_mm_loadu_pd(r + k), dv), zero);
+    const __m128d b = _mm_max_pd(_mm_sub_pd(_mm_loadu_pd(r + k + 2), dv), zero);
+    _mm_storeu_pd(r + k, a);
+    _mm_storeu_pd(r + k + 2, b);
+    lo_a = _mm_min_pd(a, lo_a);
+    lo_b = _mm_min_pd(b, lo_b);
+  }
+  const __m128d lo = _mm_min_pd(lo_a, lo_b);
+  least = std::min(_mm_cvtsd_f64(lo), _mm_cvtsd_f64(_mm_unpackhi_pd(lo, lo)));
+#endif
+  for (; k < n; ++k) {
+    r[k] = std::max(0.0, r[k] - d);
+    least = std::min(least, r[k]);
+  }
+  return least;
+}
+
+// Bit i set when r[base + i] <= near, for i < min(64, n - base).
+std::uint64_t at_most(const double* r, std::size_t base, std::size_t n, double near) {
+  const std::size_t end = std::min(n, base + 64);
+  std::uint64_t mask = 0;
+  std::size_t k = base;
+#if defined(__SSE2__)
+  const __m128d nv = _mm_set1_pd(near);
+  for (; k + 2 <= end; k += 2) {
+    const auto bits =
+        static_cast<std::uint64_t>(_mm_movemask_pd(_mm_cmple_pd(_mm_loadu_pd(r + k), nv)));
+    mask |= bits << (k - base);
+  }
+#endif
+  for (; k < end; ++k) {
+    if (r[k] <= near) mask |= std::uint64_t{1} << (k - base);
+  }
+  return mask;
+}
+}  // namespace
 
 std::uint32_t FlowNetwork::uniform_member(std::uint32_t slot, std::uint32_t& index) const {
   if (uniform_count_ == 0) return kNone;
@@ -277,10 +332,7 @@ void FlowNetwork::recommit_uniform(Uniform& u, double rate, const std::uint32_t*
   double least = kInf;  // the least bytes left, found on the way (crown_uniform)
   if (now != u.since) {
     const double d = u.rate * (now - u.since).to_seconds() / 8.0;
-    for (double& r : u.remaining) {
-      r = std::max(0.0, r - d);
-      least = std::min(least, r);
-    }
+    least = advance_all(u.remaining.data(), u.remaining.size(), d);
   } else {
     least = least_remaining(u);
   }
@@ -332,13 +384,21 @@ void FlowNetwork::crown_uniform(Uniform& u, double least) {
       return finish_time(r, u.rate, u.since, t) && t == first;
     };
     const std::size_t start = u.rotation == 0 ? 0 : m - u.rotation;  // offset 0
-    std::size_t best = m;
-    for (std::size_t k = start; k < m && best == m; ++k) {
-      if (finishes_first(k)) best = k;
-    }
-    for (std::size_t k = 0; k < start && best == m; ++k) {
-      if (finishes_first(k)) best = k;
-    }
+    // The members at most `near` (few) found 64 at a time, then tried in order: the first that
+    // finishes first in [from, to), or m.
+    const auto first_in = [&](std::size_t from, std::size_t to) {
+      for (std::size_t base = from; base < to; base += 64) {
+        std::uint64_t mask = at_most(remaining, base, to, near);
+        while (mask != 0) {
+          const std::size_t k = base + static_cast<std::size_t>(std::countr_zero(mask));
+          if (finishes_first(k)) return k;
+          mask &= mask - 1;
+        }
+      }
+      return m;
+    };
+    std::size_t best = first_in(start, m);
+    if (best == m) best = first_in(0, start);
     const std::size_t best_offset = best >= start ? best - start : best + u.rotation;
     u.winner = channels_[u.channel].flows[best];
     if (previous != kNone && previous != u.winner) completions_.erase(previous);
