@@ -17,6 +17,9 @@ constexpr std::size_t kStaleSlack = 1024;
 // Bottom is turned back into a rung when insertions make it larger than this and than twice
 // its size after the last refill (so an unsplittable refill cannot make this repeat often).
 constexpr std::size_t kBottomMax = 256;
+// Insertions into a Bottom of at most this many entries move the larger keys one by one.
+constexpr std::size_t kBottomLinear = 16;
+static_assert(kBottomLinear < kBottomMax);
 // Bucket widths are at most 2^62 ns, so that start + nbuckets * width cannot overflow.
 constexpr int kMaxShift = 62;
 
@@ -167,6 +170,18 @@ void EventQueue::insert_bottom(Key k) {
   if (bottom_head_ > 0 && k < bottom_[bottom_head_]) {
     bottom_[--bottom_head_] = k;  // before everything: reuse the consumed prefix
     return;
+  }
+  if (bottom_.size() - bottom_head_ <= kBottomLinear) {
+    // A short Bottom (the usual one when few events are pending: a flow network's completion,
+    // deliveries and next start): the key is appended and moved down past the larger ones, the
+    // place upper_bound would give, without a binary search and vector::insert's shift.
+    bottom_.push_back(k);
+    Key* const keys = bottom_.data();
+    std::size_t i = bottom_.size() - 1;
+    for (; i > bottom_head_ && k < keys[i - 1]; --i)
+      keys[i] = keys[i - 1];
+    keys[i] = k;
+    return;  // (at most kBottomLinear + 1 <= kBottomMax entries: no new rung)
   }
   const auto pos = std::upper_bound(bottom_.begin() + static_cast<std::ptrdiff_t>(bottom_head_),
                                     bottom_.end(), k);

@@ -32,7 +32,11 @@
 // of an idle channel one of its members crosses. The observations read the record (rate_bps,
 // remaining_bytes, channel_load_bps, channel_bytes, flows); cancel writes the member back first.
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "flow_constants.hpp"
 #include "sim/network/flow_network.hpp"
@@ -43,6 +47,57 @@ using flow::kCutMargin;
 using flow::kInf;
 using flow::kNone;
 using flow::kSameRate;
+
+namespace {
+// r = max(0, r - d) for every r in [r, r + n), returning the least result (kInf if n is 0): the
+// per-flow advance's max(0.0, remaining - d), two at a time. MAXPD(x, 0) is x > 0 ? x : 0, as
+// std::max(0.0, x) is, NaN and -0.0 included, so every result is the same; the results are never
+// NaN nor -0.0, so their least does not depend on the order it is taken in.
+double advance_all(double* r, std::size_t n, double d) {
+  double least = kInf;
+  std::size_t k = 0;
+#if defined(__SSE2__)
+  const __m128d dv = _mm_set1_pd(d);
+  const __m128d zero = _mm_setzero_pd();
+  __m128d lo_a = _mm_set1_pd(kInf);
+  __m128d lo_b = lo_a;
+  for (; k + 4 <= n; k += 4) {
+    const __m128d a = _mm_max_pd(_mm_sub_pd(_mm_loadu_pd(r + k), dv), zero);
+    const __m128d b = _mm_max_pd(_mm_sub_pd(_mm_loadu_pd(r + k + 2), dv), zero);
+    _mm_storeu_pd(r + k, a);
+    _mm_storeu_pd(r + k + 2, b);
+    lo_a = _mm_min_pd(a, lo_a);
+    lo_b = _mm_min_pd(b, lo_b);
+  }
+  const __m128d lo = _mm_min_pd(lo_a, lo_b);
+  least = std::min(_mm_cvtsd_f64(lo), _mm_cvtsd_f64(_mm_unpackhi_pd(lo, lo)));
+#endif
+  for (; k < n; ++k) {
+    r[k] = std::max(0.0, r[k] - d);
+    least = std::min(least, r[k]);
+  }
+  return least;
+}
+
+// Bit i set when r[base + i] <= near, for i < min(64, n - base).
+std::uint64_t at_most(const double* r, std::size_t base, std::size_t n, double near) {
+  const std::size_t end = std::min(n, base + 64);
+  std::uint64_t mask = 0;
+  std::size_t k = base;
+#if defined(__SSE2__)
+  const __m128d nv = _mm_set1_pd(near);
+  for (; k + 2 <= end; k += 2) {
+    const auto bits =
+        static_cast<std::uint64_t>(_mm_movemask_pd(_mm_cmple_pd(_mm_loadu_pd(r + k), nv)));
+    mask |= bits << (k - base);
+  }
+#endif
+  for (; k < end; ++k) {
+    if (r[k] <= near) mask |= std::uint64_t{1} << (k - base);
+  }
+  return mask;
+}
+}  // namespace
 
 std::uint32_t FlowNetwork::uniform_member(std::uint32_t slot, std::uint32_t& index) const {
   if (uniform_count_ == 0) return kNone;
@@ -100,7 +155,7 @@ void FlowNetwork::exit_uniform(std::uint32_t index, std::uint32_t skip) {
   u.active = false;
   u.remaining.clear();
   u.caps.clear();
-  u.capped = 0;
+  u.range = CapRange{};
   --uniform_count_;
 }
 
@@ -184,16 +239,10 @@ bool FlowNetwork::try_uniform_start(const std::uint32_t* added, std::size_t coun
   if (!(first * weight > room)) return false;
   const double cut = std::max(0.0, room / weight) * kCutMargin;
   if (!(cut <= u.rate)) return false;
-  double min_cap = new_min_cap;
-  double max_cap = new_max_cap;
-  if (u.capped == 0) {  // every member's cap is +inf
-    max_cap = kInf;
-  } else {
-    for (const double c : u.caps) {
-      min_cap = std::min(min_cap, c);
-      max_cap = std::max(max_cap, c);
-    }
-  }
+  // The extremes over the members and the new flows (m > 0): with every member's cap +inf, the
+  // new flows' smallest cap and +inf.
+  const double min_cap = std::min(new_min_cap, u.range.min_cap);
+  const double max_cap = std::max(new_max_cap, u.range.max_cap);
   const auto sum_caps = [&] {
     double sum = 0.0;
     for (const double c : u.caps)
@@ -208,7 +257,7 @@ bool FlowNetwork::try_uniform_start(const std::uint32_t* added, std::size_t coun
   for (std::size_t j = 0; j < count; ++j) {
     hot_[added[j]].pending = false;
     u.caps.push_back(hot_[added[j]].cap);
-    if (u.caps.back() != kInf) ++u.capped;
+    u.range.add(u.caps.back());
   }
   recommit_uniform(u, share, added, count);
   return true;
@@ -236,17 +285,21 @@ bool FlowNetwork::try_uniform_depart(std::uint32_t slot) {
   }
   if (never_binds(ch.capacity, potential, unbounded)) return false;
   // The members after detach's swap: the last takes the leaver's place.
-  const std::uint32_t capped = u.capped - (u.caps[p] != kInf ? 1 : 0);
-  double min_cap = kInf;
-  double max_cap = kInf;  // (every other member's cap is +inf: both are, and no sum is taken)
-  if (capped > 0) {
-    max_cap = 0.0;
+  // The other members' extremes (m - 1 > 0 of them): those of all members unless the leaver was
+  // the only one at an extreme, then taken again.
+  const double leaving = u.caps[p];
+  CapRange range = u.range;
+  bool rescan = false;
+  if (leaving == range.min_cap && --range.at_min == 0) rescan = true;
+  if (leaving == range.max_cap && --range.at_max == 0) rescan = true;
+  if (rescan) {
+    range = CapRange{};
     for (std::size_t k = 0; k < m; ++k) {
-      const double c = k == p ? kInf : u.caps[k];
-      min_cap = std::min(min_cap, c);
-      max_cap = std::max(max_cap, k == p ? 0.0 : c);
+      if (k != p) range.add(u.caps[k]);
     }
   }
+  const double min_cap = range.min_cap;
+  const double max_cap = range.max_cap;
   const auto sum_caps = [&] {
     double sum = 0.0;
     for (std::size_t k = 0; k + 1 < m; ++k)
@@ -256,7 +309,7 @@ bool FlowNetwork::try_uniform_depart(std::uint32_t slot) {
   double share = 0.0;
   if (!share_applies(ch.capacity, m - 1, min_cap, max_cap, sum_caps, u.rate, share)) return false;
   if (u.winner == slot) u.winner = kNone;  // its entry is gone (fired, or erased by cancel)
-  u.capped = capped;
+  u.range = range;
   u.caps[p] = u.caps.back();
   u.caps.pop_back();
   u.remaining[p] = u.remaining.back();
@@ -279,10 +332,7 @@ void FlowNetwork::recommit_uniform(Uniform& u, double rate, const std::uint32_t*
   double least = kInf;  // the least bytes left, found on the way (crown_uniform)
   if (now != u.since) {
     const double d = u.rate * (now - u.since).to_seconds() / 8.0;
-    for (double& r : u.remaining) {
-      r = std::max(0.0, r - d);
-      least = std::min(least, r);
-    }
+    least = advance_all(u.remaining.data(), u.remaining.size(), d);
   } else {
     least = least_remaining(u);
   }
@@ -334,13 +384,21 @@ void FlowNetwork::crown_uniform(Uniform& u, double least) {
       return finish_time(r, u.rate, u.since, t) && t == first;
     };
     const std::size_t start = u.rotation == 0 ? 0 : m - u.rotation;  // offset 0
-    std::size_t best = m;
-    for (std::size_t k = start; k < m && best == m; ++k) {
-      if (finishes_first(k)) best = k;
-    }
-    for (std::size_t k = 0; k < start && best == m; ++k) {
-      if (finishes_first(k)) best = k;
-    }
+    // The members at most `near` (few) found 64 at a time, then tried in order: the first that
+    // finishes first in [from, to), or m.
+    const auto first_in = [&](std::size_t from, std::size_t to) {
+      for (std::size_t base = from; base < to; base += 64) {
+        std::uint64_t mask = at_most(remaining, base, to, near);
+        while (mask != 0) {
+          const std::size_t k = base + static_cast<std::size_t>(std::countr_zero(mask));
+          if (finishes_first(k)) return k;
+          mask &= mask - 1;
+        }
+      }
+      return m;
+    };
+    std::size_t best = first_in(start, m);
+    if (best == m) best = first_in(0, start);
     const std::size_t best_offset = best >= start ? best - start : best + u.rotation;
     u.winner = channels_[u.channel].flows[best];
     if (previous != kNone && previous != u.winner) completions_.erase(previous);
@@ -391,11 +449,11 @@ void FlowNetwork::try_enter_uniform() {
   u.since = sim_.now();
   u.remaining.clear();
   u.caps.clear();
-  u.capped = 0;
+  u.range = CapRange{};
   for (const std::uint32_t g : ch.flows) {
     u.remaining.push_back(flows_[g].remaining);
     u.caps.push_back(hot_[g].cap);
-    if (hot_[g].cap != kInf) ++u.capped;
+    u.range.add(hot_[g].cap);
   }
   u.sequence = commit_first_sequence_;
   u.block = m;

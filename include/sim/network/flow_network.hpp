@@ -255,6 +255,29 @@ class FlowNetwork {
     std::uint32_t uniform = ~std::uint32_t{0};
   };
 
+  /// The smallest and largest of a multiset of caps (kInf and 0.0 when empty) and how many
+  /// elements equal each.
+  struct CapRange {
+    double min_cap = std::numeric_limits<double>::infinity();
+    double max_cap = 0.0;
+    std::uint32_t at_min = 0;
+    std::uint32_t at_max = 0;
+    void add(double c) {
+      if (c < min_cap) {
+        min_cap = c;
+        at_min = 1;
+      } else if (c == min_cap) {
+        ++at_min;
+      }
+      if (c > max_cap) {
+        max_cap = c;
+        at_max = 1;
+      } else if (c == max_cap) {
+        ++at_max;
+      }
+    }
+  };
+
   /// A saturated channel whose flows all cross no other channel that is not idle and share one
   /// rate (flow_uniform.cpp): their committed rate, progress and finish times are kept here, once,
   /// and their FlowHot::rate, Flow::remaining and last_update, the channel's rates[] and load, and
@@ -267,7 +290,10 @@ class FlowNetwork {
     Time since;                     ///< when it was committed: every member's last_update
     std::vector<double> remaining;  ///< per member: bytes left as of `since`
     std::vector<double> caps;       ///< per member: FlowHot::cap
-    std::uint32_t capped = 0;       ///< members whose cap is not +inf (the scans of caps skipped)
+    /// The members' smallest and largest caps and how many members have each, kept as members
+    /// join and leave, so that a start or a finish does not scan `caps` for them (caps are > 0
+    /// and never NaN, so the extremes do not depend on the order they are taken in).
+    CapRange range;
     /// The commit took the block [sequence, sequence + block): member k took
     /// sequence + (k + rotation) % m (the commit's order: new flows first).
     std::uint64_t sequence = 0;
