@@ -13,6 +13,7 @@
 #include <cstring>
 #include <istream>
 #include <map>
+#include <memory>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -109,19 +110,27 @@ bool split_plain(std::string_view line, const char* readable_end,
 // '\n') longer than limit is returned as soon as limit + 1 of its characters are buffered, with
 // too_long set: the buffer never holds more, so an endless line (what /dev/zero gives) stops the
 // reading just past the limit, as config::read_bounded_line does.
+// The buffer is not zeroed (16 page faults of a one-flow run): only the kPad bytes after the
+// characters read are, after each read, so that every byte before readable_end() is initialised.
 class LineReader {
  public:
-  LineReader(std::istream& in, std::size_t limit) : in_(in), limit_(limit), buf_(limit + 1) {}
+  LineReader(std::istream& in, std::size_t limit)
+      : in_(in),
+        limit_(limit),
+        size_(limit + 1),
+        buf_(std::make_unique_for_overwrite<char[]>(size_ + kPad)) {
+    pad();
+  }
 
-  // The end of the buffer the lines are views into: bytes up to it may be read (they are
-  // initialised, though not part of the line).
-  [[nodiscard]] const char* readable_end() const { return buf_.data() + buf_.size(); }
+  // Where the bytes after the lines' ends stop being readable: up to it they may be read (they
+  // are initialised, though not part of the line); at least kPad past the last line's end.
+  [[nodiscard]] const char* readable_end() const { return buf_.get() + end_ + kPad; }
 
   // The next line, or false at the end of the input. The view stays valid until the next call.
   bool next(std::string_view& line, bool& too_long) {
     too_long = false;
     for (;;) {
-      const char* const from = buf_.data() + begin_;
+      const char* const from = buf_.get() + begin_;
       if (const void* nl = std::memchr(from, '\n', end_ - begin_)) {
         const auto n = static_cast<std::size_t>(static_cast<const char*>(nl) - from);
         line = std::string_view(from, n);
@@ -148,26 +157,29 @@ class LineReader {
  private:
   void fill() {
     if (begin_ > 0) {
-      std::memmove(buf_.data(), buf_.data() + begin_, end_ - begin_);
+      std::memmove(buf_.get(), buf_.get() + begin_, end_ - begin_);
       end_ -= begin_;
       begin_ = 0;
     }
     std::streambuf* sb = in_.good() ? in_.rdbuf() : nullptr;
     const std::streamsize got =
-        sb == nullptr
-            ? 0
-            : sb->sgetn(buf_.data() + end_, static_cast<std::streamsize>(buf_.size() - end_));
+        sb == nullptr ? 0
+                      : sb->sgetn(buf_.get() + end_, static_cast<std::streamsize>(size_ - end_));
     if (got <= 0) {
       eof_ = true;
       in_.setstate(std::ios::eofbit);
-      return;
+    } else {
+      end_ += static_cast<std::size_t>(got);
     }
-    end_ += static_cast<std::size_t>(got);
+    pad();
   }
+  void pad() { std::memset(buf_.get() + end_, 0, kPad); }
 
+  static constexpr std::size_t kPad = 64;
   std::istream& in_;
   std::size_t limit_;
-  std::vector<char> buf_;
+  std::size_t size_;  ///< the characters the buffer holds (kPad more are allocated)
+  std::unique_ptr<char[]> buf_;
   std::size_t begin_ = 0;
   std::size_t end_ = 0;
   bool eof_ = false;
