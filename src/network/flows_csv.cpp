@@ -307,22 +307,24 @@ TextKey text_key(std::string_view text) {
 class NodeNames {
  public:
   explicit NodeNames(const Topology& t) : topology_(t) {
-    slots_.assign(std::bit_ceil(2 * t.node_count() + 2), Slot{});
-    const std::size_t mask = slots_.size() - 1;
+    const std::size_t size = std::bit_ceil(2 * t.node_count() + 2);
+    shift_ = 64 - std::countr_zero(size);
+    slots_.assign(size, Slot{});
     for (NodeId id = 0; id < t.node_count(); ++id) {
       const TextKey k = text_key(t.node(id).name);
-      std::size_t i = hash(k) & mask;
+      std::size_t i = hash(k);
       while (slots_[i].id != kEmpty)
-        i = (i + 1) & mask;
-      slots_[i] = Slot{k, id};
+        i = (i + 1) & (size - 1);
+      slots_[i] = Slot{k.w0, k.w1, k.w2, static_cast<std::uint32_t>(k.size), id};
     }
   }
-  [[nodiscard]] inline std::optional<NodeId> find(std::string_view name, const TextKey& k) const {
+  [[nodiscard]] std::optional<NodeId> find(std::string_view name, const TextKey& k) const {
     const std::size_t mask = slots_.size() - 1;
-    for (std::size_t i = hash(k) & mask; slots_[i].id != kEmpty; i = (i + 1) & mask) {
-      if (slots_[i].key == k &&
-          (k.size <= kKeyChars || topology_.node(slots_[i].id).name == name)) {
-        return slots_[i].id;
+    for (std::size_t i = hash(k); slots_[i].id != kEmpty; i = (i + 1) & mask) {
+      const Slot& e = slots_[i];
+      if (((e.w0 ^ k.w0) | (e.w1 ^ k.w1) | (e.w2 ^ k.w2) | (e.size ^ k.size)) == 0 &&
+          (k.size <= kKeyChars || topology_.node(e.id).name == name)) {
+        return e.id;
       }
     }
     return std::nullopt;
@@ -331,20 +333,19 @@ class NodeNames {
  private:
   static constexpr NodeId kEmpty = ~NodeId{0};
   struct Slot {
-    TextKey key{};
+    std::uint64_t w0 = 0, w1 = 0, w2 = 0;
+    std::uint32_t size = 0;  // a node name's size (a topology's names are short)
     NodeId id = kEmpty;
   };
-  static std::size_t hash(const TextKey& k) {
-    // The words' products, folded and mixed so that every byte reaches the low bits.
-    std::uint64_t h = k.w0 * 0x9e3779b97f4a7c15ULL;
-    h ^= (k.w1 + k.size) * 0xc2b2ae3d27d4eb4fULL;
-    h ^= k.w2 * 0x165667b19e3779f9ULL;
-    h ^= h >> 32;
-    h *= 0xff51afd7ed558ccdULL;
-    return static_cast<std::size_t>(h ^ (h >> 29));
+  static_assert(sizeof(Slot) == 32);
+  // The top bits of the folded key's product (Fibonacci hashing: they depend on every bit).
+  [[nodiscard]] std::size_t hash(const TextKey& k) const {
+    const std::uint64_t folded = k.w0 ^ std::rotl(k.w1, 21) ^ std::rotl(k.w2, 42) ^ k.size;
+    return static_cast<std::size_t>((folded * 0x9e3779b97f4a7c15ULL) >> shift_);
   }
   const Topology& topology_;
   std::vector<Slot> slots_;
+  int shift_ = 0;  ///< 64 - log2(slots_.size())
 };
 
 NodeId node_or_fail(const Topology& t, std::string_view name, const std::string& column,
