@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <vector>
 
@@ -226,11 +227,13 @@ json read_json_document(const std::string& path, std::size_t max_bytes) {
   if (!in) fail(path, "", "cannot open for reading");
   // Read in chunks and stop past max_bytes, so that a device or a pipe (/dev/zero) cannot make
   // the reader grow without bound.
+  // The chunk is not zeroed (read writes what append copies): 16 page faults fewer.
   std::string text;
-  std::string chunk(1u << 16, '\0');
+  constexpr std::size_t kChunk = std::size_t{1} << 16;
+  const auto chunk = std::make_unique_for_overwrite<char[]>(kChunk);
   while (in) {
-    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
-    text.append(chunk.data(), static_cast<std::size_t>(in.gcount()));
+    in.read(chunk.get(), static_cast<std::streamsize>(kChunk));
+    text.append(chunk.get(), static_cast<std::size_t>(in.gcount()));
     if (text.size() > max_bytes) {
       fail(path, "",
            fmt::format("cannot read: more than the {} MiB a JSON input may have", max_bytes >> 20));

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <charconv>
 #include <cmath>
@@ -13,6 +14,7 @@
 #include <cstring>
 #include <istream>
 #include <map>
+#include <memory>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -109,19 +111,27 @@ bool split_plain(std::string_view line, const char* readable_end,
 // '\n') longer than limit is returned as soon as limit + 1 of its characters are buffered, with
 // too_long set: the buffer never holds more, so an endless line (what /dev/zero gives) stops the
 // reading just past the limit, as config::read_bounded_line does.
+// The buffer is not zeroed (16 page faults of a one-flow run): only the kPad bytes after the
+// characters read are, after each read, so that every byte before readable_end() is initialised.
 class LineReader {
  public:
-  LineReader(std::istream& in, std::size_t limit) : in_(in), limit_(limit), buf_(limit + 1) {}
+  LineReader(std::istream& in, std::size_t limit)
+      : in_(in),
+        limit_(limit),
+        size_(limit + 1),
+        buf_(std::make_unique_for_overwrite<char[]>(size_ + kPad)) {
+    pad();
+  }
 
-  // The end of the buffer the lines are views into: bytes up to it may be read (they are
-  // initialised, though not part of the line).
-  [[nodiscard]] const char* readable_end() const { return buf_.data() + buf_.size(); }
+  // Where the bytes after the lines' ends stop being readable: up to it they may be read (they
+  // are initialised, though not part of the line); at least kPad past the last line's end.
+  [[nodiscard]] const char* readable_end() const { return buf_.get() + end_ + kPad; }
 
   // The next line, or false at the end of the input. The view stays valid until the next call.
   bool next(std::string_view& line, bool& too_long) {
     too_long = false;
     for (;;) {
-      const char* const from = buf_.data() + begin_;
+      const char* const from = buf_.get() + begin_;
       if (const void* nl = std::memchr(from, '\n', end_ - begin_)) {
         const auto n = static_cast<std::size_t>(static_cast<const char*>(nl) - from);
         line = std::string_view(from, n);
@@ -148,26 +158,29 @@ class LineReader {
  private:
   void fill() {
     if (begin_ > 0) {
-      std::memmove(buf_.data(), buf_.data() + begin_, end_ - begin_);
+      std::memmove(buf_.get(), buf_.get() + begin_, end_ - begin_);
       end_ -= begin_;
       begin_ = 0;
     }
     std::streambuf* sb = in_.good() ? in_.rdbuf() : nullptr;
     const std::streamsize got =
-        sb == nullptr
-            ? 0
-            : sb->sgetn(buf_.data() + end_, static_cast<std::streamsize>(buf_.size() - end_));
+        sb == nullptr ? 0
+                      : sb->sgetn(buf_.get() + end_, static_cast<std::streamsize>(size_ - end_));
     if (got <= 0) {
       eof_ = true;
       in_.setstate(std::ios::eofbit);
-      return;
+    } else {
+      end_ += static_cast<std::size_t>(got);
     }
-    end_ += static_cast<std::size_t>(got);
+    pad();
   }
+  void pad() { std::memset(buf_.get() + end_, 0, kPad); }
 
+  static constexpr std::size_t kPad = 64;
   std::istream& in_;
   std::size_t limit_;
-  std::vector<char> buf_;
+  std::size_t size_;  ///< the characters the buffer holds (kPad more are allocated)
+  std::unique_ptr<char[]> buf_;
   std::size_t begin_ = 0;
   std::size_t end_ = 0;
   bool eof_ = false;
@@ -238,39 +251,101 @@ class IdSet {
   throw std::invalid_argument(fmt::format("{}: line {}: {}", file, line, msg));
 }
 
-// The topology's node names, looked up by view (Topology::find takes a std::string, and its
-// std::unordered_map hashes with a division per lookup): open addressing over a power-of-two
-// table of ids, at most half full, compared by name. Only finds; misses go to node_or_fail.
+// Up to kKeyChars characters of a text as words, the bytes past its end zero, and its size: two
+// texts of at most kKeyChars characters are equal when their keys are, three word compares
+// instead of a call to memcmp (the compares of the source, size and start with the previous
+// line's and the name lookups' were ~2% of a cloud-mix run, with the names' byte-wise hash).
+constexpr std::size_t kKeyChars = 24;
+struct TextKey {
+  std::uint64_t w0, w1, w2;
+  std::size_t size;
+  // Word by word (a defaulted == compares through memcmp, a call).
+  friend bool operator==(const TextKey& a, const TextKey& b) {
+    return ((a.w0 ^ b.w0) | (a.w1 ^ b.w1) | (a.w2 ^ b.w2) | (a.size ^ b.size)) == 0;
+  }
+};
+
+// w's first n bytes in memory order (all of them from n = 8 on), the others zero.
+inline std::uint64_t first_bytes(std::uint64_t w, std::size_t n) {
+  if (n >= 8) return w;
+  if (n == 0) return 0;
+  if constexpr (std::endian::native == std::endian::little) {
+    return w & ((std::uint64_t{1} << (8 * n)) - 1);
+  } else {
+    return w & ~(~std::uint64_t{0} >> (8 * n));
+  }
+}
+
+inline std::uint64_t load_word(const char* p) {
+  std::uint64_t w = 0;
+  std::memcpy(&w, p, sizeof w);
+  return w;
+}
+
+// The key of a cell, read as kKeyChars bytes from its start (fixed-size copies, inline): every
+// cell is a view into the LineReader's buffer, readable to kPad (64) bytes past the last line's
+// end, so those bytes may pass the cell's end.
+inline TextKey cell_key(std::string_view cell) {
+  const std::size_t n = cell.size();
+  return TextKey{first_bytes(load_word(cell.data()), n),
+                 first_bytes(load_word(cell.data() + 8), n > 8 ? n - 8 : 0),
+                 first_bytes(load_word(cell.data() + 16), n > 16 ? n - 16 : 0), n};
+}
+
+// The same key for any text (only its characters are read).
+TextKey text_key(std::string_view text) {
+  std::array<char, kKeyChars> chars{};
+  std::memcpy(chars.data(), text.data(), std::min(text.size(), kKeyChars));
+  return TextKey{load_word(chars.data()), load_word(chars.data() + 8), load_word(chars.data() + 16),
+                 text.size()};
+}
+
+// The topology's node names, looked up by a cell and its key (Topology::find takes a std::string,
+// and its std::unordered_map hashes with a division per lookup): open addressing over a
+// power-of-two table of the names' keys and ids, at most half full; a name longer than kKeyChars
+// is compared in full once its key matches. Only finds; misses go to node_or_fail.
 class NodeNames {
  public:
   explicit NodeNames(const Topology& t) : topology_(t) {
-    slots_.assign(std::bit_ceil(2 * t.node_count() + 2), kEmpty);
-    const std::size_t mask = slots_.size() - 1;
+    const std::size_t size = std::bit_ceil(2 * t.node_count() + 2);
+    shift_ = 64 - std::countr_zero(size);
+    slots_.assign(size, Slot{});
     for (NodeId id = 0; id < t.node_count(); ++id) {
-      std::size_t i = hash(t.node(id).name) & mask;
-      while (slots_[i] != kEmpty)
-        i = (i + 1) & mask;
-      slots_[i] = id;
+      const TextKey k = text_key(t.node(id).name);
+      std::size_t i = hash(k);
+      while (slots_[i].id != kEmpty)
+        i = (i + 1) & (size - 1);
+      slots_[i] = Slot{k.w0, k.w1, k.w2, static_cast<std::uint32_t>(k.size), id};
     }
   }
-  [[nodiscard]] std::optional<NodeId> find(std::string_view name) const {
+  [[nodiscard]] std::optional<NodeId> find(std::string_view name, const TextKey& k) const {
     const std::size_t mask = slots_.size() - 1;
-    for (std::size_t i = hash(name) & mask; slots_[i] != kEmpty; i = (i + 1) & mask) {
-      if (topology_.nodes()[slots_[i]].name == name) return slots_[i];
+    for (std::size_t i = hash(k); slots_[i].id != kEmpty; i = (i + 1) & mask) {
+      const Slot& e = slots_[i];
+      if (((e.w0 ^ k.w0) | (e.w1 ^ k.w1) | (e.w2 ^ k.w2) | (e.size ^ k.size)) == 0 &&
+          (k.size <= kKeyChars || topology_.node(e.id).name == name)) {
+        return e.id;
+      }
     }
     return std::nullopt;
   }
 
  private:
   static constexpr NodeId kEmpty = ~NodeId{0};
-  static std::size_t hash(std::string_view s) {
-    std::uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a
-    for (const char c : s)
-      h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
-    return static_cast<std::size_t>(h ^ (h >> 29));
+  struct Slot {
+    std::uint64_t w0 = 0, w1 = 0, w2 = 0;
+    std::uint32_t size = 0;  // a node name's size (a topology's names are short)
+    NodeId id = kEmpty;
+  };
+  static_assert(sizeof(Slot) == 32);
+  // The top bits of the folded key's product (Fibonacci hashing: they depend on every bit).
+  [[nodiscard]] std::size_t hash(const TextKey& k) const {
+    const std::uint64_t folded = k.w0 ^ std::rotl(k.w1, 21) ^ std::rotl(k.w2, 42) ^ k.size;
+    return static_cast<std::size_t>((folded * 0x9e3779b97f4a7c15ULL) >> shift_);
   }
   const Topology& topology_;
-  std::vector<NodeId> slots_;
+  std::vector<Slot> slots_;
+  int shift_ = 0;  ///< 64 - log2(slots_.size())
 };
 
 NodeId node_or_fail(const Topology& t, std::string_view name, const std::string& column,
@@ -284,13 +359,41 @@ NodeId node_or_fail(const Topology& t, std::string_view name, const std::string&
   }
 }
 
-// The previous line's valid cell of a column and the number read from it.
+// An id cell as from_chars reads an unsigned integer that fills it (false if it does not): up to
+// 19 digits cannot overflow 64 bits and are read by a plain loop (the call to from_chars was ~1%
+// of a cloud-mix run), longer cells by from_chars.
+bool parse_id(std::string_view s, std::uint64_t& id) {
+  if (!s.empty() && s.size() <= 19) {
+    std::uint64_t v = 0;
+    bool digits = true;
+    for (const char c : s) {
+      const auto d = static_cast<unsigned>(static_cast<unsigned char>(c) - '0');
+      digits &= d <= 9;
+      v = v * 10 + d;
+    }
+    if (digits) {
+      id = v;
+      return true;
+    }
+  }
+  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), id);
+  return ec == std::errc() && ptr == s.data() + s.size() && !s.empty();
+}
+
+// The previous line's valid cell of a column (its key, and its text if longer than kKeyChars)
+// and what was read from it.
+template <class T>
 struct CellMemo {
+  TextKey key{};
   std::string text;
-  double value = 0.0;
+  T value{};
   bool valid = false;
-  void remember(std::string_view s, double v) {
-    text.assign(s);
+  [[nodiscard]] bool matches(std::string_view s, const TextKey& k) const {
+    return valid && key == k && (k.size <= kKeyChars || text == s);
+  }
+  void remember(std::string_view s, const TextKey& k, T v) {
+    key = k;
+    if (k.size > kKeyChars) text.assign(s);
     value = v;
     valid = true;
   }
@@ -319,9 +422,8 @@ List read_flows(std::istream& in, const std::string& file, const Topology& topol
   bool too_long = false;
   std::vector<std::string_view> cells;
   const NodeNames names(topology);
-  std::string last_src_name;
-  std::optional<NodeId> last_src;
-  CellMemo last_bytes, last_start;
+  CellMemo<NodeId> last_src;
+  CellMemo<double> last_bytes, last_start;
   std::size_t line_no = 0;
   bool header_seen = false;
   while (reader.next(raw, too_long)) {
@@ -378,8 +480,7 @@ List read_flows(std::istream& in, const std::string& file, const Topology& topol
     f.line = line_no;
     {
       const std::string_view s = cells[col_id];
-      const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), f.id);
-      if (ec != std::errc() || ptr != s.data() + s.size() || s.empty()) {
+      if (!parse_id(s, f.id)) {
         fail(file, line_no,
              fmt::format("column \"id\": expected an unsigned integer, found \"{}\"", s));
       }
@@ -388,20 +489,20 @@ List read_flows(std::istream& in, const std::string& file, const Topology& topol
       }
     }
     // A burst's lines share their source: the previous line's is reused when the name matches.
-    if (cells[col_src] != last_src_name || !last_src) {
-      last_src = names.find(cells[col_src]);
-      if (!last_src) last_src = node_or_fail(topology, cells[col_src], "src", file, line_no);
-      last_src_name.assign(cells[col_src]);
+    if (const TextKey k = cell_key(cells[col_src]); !last_src.matches(cells[col_src], k)) {
+      auto src = names.find(cells[col_src], k);
+      if (!src) src = node_or_fail(topology, cells[col_src], "src", file, line_no);
+      last_src.remember(cells[col_src], k, *src);
     }
-    f.src = *last_src;
-    if (const auto dst = names.find(cells[col_dst])) {
+    f.src = last_src.value;
+    if (const auto dst = names.find(cells[col_dst], cell_key(cells[col_dst]))) {
       f.dst = *dst;
     } else {
       f.dst = node_or_fail(topology, cells[col_dst], "dst", file, line_no);
     }
     // A burst's lines usually share their size and start: the previous cell's value is reused
     // when the text matches.
-    if (const std::string_view s = cells[col_bytes]; s == last_bytes.text && last_bytes.valid) {
+    if (const std::string_view s = cells[col_bytes]; last_bytes.matches(s, cell_key(s))) {
       f.bytes = last_bytes.value;
     } else {
       bool ok = false;
@@ -420,9 +521,9 @@ List read_flows(std::istream& in, const std::string& file, const Topology& topol
                          s));
       }
       f.bytes = b;
-      last_bytes.remember(s, b);
+      last_bytes.remember(s, cell_key(s), b);
     }
-    if (const std::string_view s = cells[col_start]; s == last_start.text && last_start.valid) {
+    if (const std::string_view s = cells[col_start]; last_start.matches(s, cell_key(s))) {
       f.start = seconds(last_start.value);
     } else {
       bool ok = false;
@@ -432,7 +533,7 @@ List read_flows(std::istream& in, const std::string& file, const Topology& topol
              fmt::format("column \"start\": expected a time in seconds >= 0, found \"{}\"", s));
       }
       f.start = seconds(t);
-      last_start.remember(s, t);
+      last_start.remember(s, cell_key(s), t);
     }
     if (col_spine != kAbsent && !cells[col_spine].empty() && cells[col_spine] != "-") {
       const std::string_view s = cells[col_spine];

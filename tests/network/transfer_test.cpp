@@ -165,6 +165,48 @@ TEST(FlowsTool, EveryNodeNameIsFound) {
   }
 }
 
+// The reader compares cells and looks names up by their first 24 characters and their size, and
+// longer texts in full: names of 1 to 40 characters, many sharing their first 24, are each found
+// (as source, repeated or not, and as destination); sizes and starts that agree on their first
+// 24 characters but not after are each read.
+TEST(FlowsTool, LongNamesAndCellsAreComparedInFull) {
+  Topology t;
+  const NodeId tor = t.add_node("tor", NodeKind::kLeaf);
+  std::vector<std::string> names;
+  for (std::size_t n = 1; n <= 40; ++n) {
+    for (const char last : {'a', 'b'}) {
+      std::string name(n - 1, 'x');
+      name += last;
+      names.push_back(name);
+      t.add_link(t.add_node(name, NodeKind::kHost), tor, 10e9);
+    }
+  }
+  std::string text = "id,src,dst,bytes,start\n";
+  std::size_t id = 1;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const std::string& dst = names[(i * 7 + 3) % names.size()];
+    // 25 characters, the first 24 zeros: i % 3 + 1 bytes, starting at i % 2 + 1 s.
+    const std::string bytes = std::string(24, '0') + std::to_string(i % 3 + 1);
+    const std::string start = std::string(24, '0') + std::to_string(i % 2 + 1);
+    text += fmt::format("{},{},{},{},{}\n", id++, names[i], dst, bytes, start);
+    text += fmt::format("{},{},{},{},{}\n", id++, names[i], dst, bytes, start);
+  }
+  std::istringstream in(text);
+  const auto specs = read_flows_csv(in, "f.csv", t);
+  ASSERT_EQ(specs.size(), 2 * names.size());
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    const std::size_t k = i / 2;
+    EXPECT_EQ(specs[i].src, *t.find(names[k])) << i;
+    EXPECT_EQ(specs[i].dst, *t.find(names[(k * 7 + 3) % names.size()])) << i;
+    EXPECT_EQ(specs[i].bytes, double(k % 3 + 1)) << i;
+    EXPECT_TRUE(specs[i].start == seconds(double(k % 2 + 1))) << i;
+  }
+  // A name that agrees with a node's on its first 24 characters and its size, but not after.
+  std::istringstream bad("id,src,dst,bytes,start\n1," + names[60] + "," + names[61].substr(0, 30) +
+                         "c,1,0\n");
+  EXPECT_THROW((void)read_flows_csv(bad, "f.csv", t), std::invalid_argument);
+}
+
 TEST(FlowsTool, ErrorsNameFileAndLine) {
   const Topology t = testing::star(2, 10e9);
   auto error_of = [&](const std::string& text) {
