@@ -79,6 +79,29 @@ double advance_all(double* r, std::size_t n, double d) {
   return least;
 }
 
+// Bit i set when r[i] <= near, and in `equal` when r[i] == least, for i < n <= 64.
+std::uint64_t at_most_counted(const double* r, std::size_t n, double near, double least,
+                              std::uint64_t& equal) {
+  std::uint64_t mask = 0;
+  std::uint64_t eq = 0;
+  std::size_t k = 0;
+#if defined(__SSE2__)
+  const __m128d nv = _mm_set1_pd(near);
+  const __m128d lv = _mm_set1_pd(least);
+  for (; k + 2 <= n; k += 2) {
+    const __m128d x = _mm_loadu_pd(r + k);
+    mask |= static_cast<std::uint64_t>(_mm_movemask_pd(_mm_cmple_pd(x, nv))) << k;
+    eq |= static_cast<std::uint64_t>(_mm_movemask_pd(_mm_cmpeq_pd(x, lv))) << k;
+  }
+#endif
+  for (; k < n; ++k) {
+    if (r[k] <= near) mask |= std::uint64_t{1} << k;
+    if (r[k] == least) eq |= std::uint64_t{1} << k;
+  }
+  equal = eq;
+  return mask;
+}
+
 // Bit i set when r[base + i] <= near, for i < min(64, n - base).
 std::uint64_t at_most(const double* r, std::size_t base, std::size_t n, double near) {
   const std::size_t end = std::min(n, base + 64);
@@ -309,6 +332,12 @@ bool FlowNetwork::try_uniform_depart(std::uint32_t slot) {
   double share = 0.0;
   if (!share_applies(ch.capacity, m - 1, min_cap, max_cap, sum_caps, u.rate, share)) return false;
   if (u.winner == slot) u.winner = kNone;  // its entry is gone (fired, or erased by cancel)
+  // The count of members at the least holds while nothing advances (recommit_uniform).
+  if (sim_.now() != u.since) {
+    u.at_least = 0;
+  } else if (u.at_least > 0 && u.remaining[p] == u.least) {
+    --u.at_least;
+  }
   u.range = range;
   u.caps[p] = u.caps.back();
   u.caps.pop_back();
@@ -333,6 +362,12 @@ void FlowNetwork::recommit_uniform(Uniform& u, double rate, const std::uint32_t*
   if (now != u.since) {
     const double d = u.rate * (now - u.since).to_seconds() / 8.0;
     least = advance_all(u.remaining.data(), u.remaining.size(), d);
+  } else if (u.at_least > 0) {
+    // Nothing advanced since crown_uniform counted the least, and a member still has it
+    // (try_uniform_depart took a leaver at the least off the count). No member is below it, so
+    // it is the least (the same value; were it a zero of the other sign, crown_uniform's results
+    // are the same either way).
+    least = u.least;
   } else {
     least = least_remaining(u);
   }
@@ -372,6 +407,8 @@ void FlowNetwork::crown_uniform(Uniform& u, double least) {
   const std::size_t m = u.remaining.size();
   const std::uint32_t previous = u.winner;
   u.winner = kNone;
+  u.least = least;
+  u.at_least = 0;
   Time first;
   if (finish_time(least, u.rate, u.since, first)) {
     const double near = least * (1.0 + 1e-9) + u.rate * 1e-8;
@@ -397,8 +434,24 @@ void FlowNetwork::crown_uniform(Uniform& u, double least) {
       }
       return m;
     };
-    std::size_t best = first_in(start, m);
-    if (best == m) best = first_in(0, start);
+    std::size_t best = m;
+    if (m <= 64) {
+      // One block: the candidates from offset 0 on, then those before it; and the members at
+      // the least counted on the way.
+      std::uint64_t equal = 0;
+      const std::uint64_t mask = at_most_counted(remaining, m, near, least, equal);
+      u.at_least = static_cast<std::uint32_t>(std::popcount(equal));
+      const std::uint64_t below = start == 0 ? 0 : (std::uint64_t{1} << start) - 1;
+      for (std::uint64_t part : {mask & ~below, mask & below}) {
+        for (; part != 0 && best == m; part &= part - 1) {
+          const auto k = static_cast<std::size_t>(std::countr_zero(part));
+          if (finishes_first(k)) best = k;
+        }
+      }
+    } else {
+      best = first_in(start, m);
+      if (best == m) best = first_in(0, start);
+    }
     const std::size_t best_offset = best >= start ? best - start : best + u.rotation;
     u.winner = channels_[u.channel].flows[best];
     if (previous != kNone && previous != u.winner) completions_.erase(previous);

@@ -300,6 +300,12 @@ class FlowNetwork {
     std::uint64_t block = 0;
     std::uint32_t rotation = 0;
     std::uint32_t winner = ~std::uint32_t{0};  ///< the member whose completion entry is kept
+    /// The least of `remaining` as crown_uniform last took it, and how many members have it (0:
+    /// not counted): a commit at the same instant, when nothing advanced, starts from it rather
+    /// than scanning for the least (cloud: most finishes are a burst's members finishing in one
+    /// nanosecond).
+    double least = 0.0;
+    std::uint32_t at_least = 0;
   };
   /// Reports the uniform channels' blocks of sequence numbers when the queue renumbers.
   struct UniformBlocks final : SequenceHolder {
