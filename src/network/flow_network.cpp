@@ -159,8 +159,7 @@ FlowHandle FlowNetwork::launch(const Route& route, const Time* delivery_latency,
     return handle;
   }
   attach(slot);
-  if (batch_depth_ > 0) {
-    mark_dirty(slot);
+  if (batch_depth_ > 0) {  // attach marked its channels dirty
     batch_added_.push_back(slot);
     return handle;
   }
@@ -303,17 +302,6 @@ void FlowNetwork::check_batch_time() const {
         fmt::format("FlowNetwork: a BatchUpdate opened at {} is still open at {}; close it before "
                     "simulated time moves on",
                     to_string(batch_time_), to_string(sim_.now())));
-  }
-}
-
-void FlowNetwork::mark_dirty(std::uint32_t slot) {
-  const FlowHot& h = hot_[slot];
-  for (std::uint32_t i = 0; i < h.channel_count; ++i) {
-    Channel& ch = channels_[h.channels[i]];
-    if (!ch.dirty) {
-      ch.dirty = true;
-      dirty_.push_back(h.channels[i]);
-    }
   }
 }
 

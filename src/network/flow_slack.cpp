@@ -96,15 +96,16 @@ bool FlowNetwork::rate_bound(const FlowHot& h, std::uint64_t& units) const {
 
 void FlowNetwork::join_slack(std::uint32_t slot) {
   // attach added the flow's bound to its channels' potentials.
+  // One pass: a wake only clears idle marks, and sets (set_live) only bits of crossings of the
+  // channel it wakes, which this pass sets too, so h.live ends as a second pass would leave it.
   FlowHot& h = hot_[slot];
   h.pending = true;
+  h.live = 0;
   for (std::uint32_t k = 0; k < h.channel_count; ++k) {
     const ChannelId c = h.channels[k];
-    if (channel_marks_[c].idle && !never_binds(channels_[c])) wake(c);
-  }
-  h.live = 0;
-  for (std::uint32_t k = 0; k < std::min(h.channel_count, kLiveBits); ++k) {
-    if (!channel_marks_[h.channels[k]].idle) h.live |= static_cast<std::uint8_t>(1U << k);
+    ChannelMark& cm = channel_marks_[c];
+    if (cm.idle && !never_binds(channels_[c])) wake(c);
+    if (k < kLiveBits && !cm.idle) h.live |= static_cast<std::uint8_t>(1U << k);
   }
 }
 
@@ -124,6 +125,7 @@ void FlowNetwork::wake(ChannelId c) {
   set_live(c, true);
   cm.drift = kExactSum;
   cm.dense = false;
+  ch.rates.resize(ch.flows.size());  // not kept while idle (attach, detach)
   double load = 0.0;
   for (std::size_t k = 0; k < ch.flows.size(); ++k) {
     const FlowHot& g = hot_[ch.flows[k]];

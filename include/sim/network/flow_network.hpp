@@ -352,7 +352,6 @@ class FlowNetwork {
   void wake(ChannelId c);
   void settle_idle();
   void visit_idle(ChannelId c, double threshold, bool prune);
-  void mark_dirty(std::uint32_t slot);
   /// Levels of progressive filling below which a change alters nothing (docs/network.md "Rate
   /// allocation"): flows with lower rates keep them. +inf when nothing but the flow itself
   /// changes. arrival_level: `slot` is attached, not yet solved; departure_level: still attached.
