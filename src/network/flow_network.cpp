@@ -167,6 +167,7 @@ FlowHandle FlowNetwork::launch(const Route& route, const Time* delivery_latency,
     if (try_uniform_start(&slot, 1)) return handle;
     exit_uniform_on(h.channels, h.channel_count, kNone);
   }
+  if (try_uniform_fresh(&slot, 1)) return handle;
   const double level = arrival_level(h.channels, h.channel_count);
   resolve(h.channels, h.channel_count, level * kCutMargin, &slot, 1, true);
   return handle;
@@ -280,9 +281,11 @@ void FlowNetwork::end_batch() {
       // together (arrival_level), and the pruned, verified solve applies as for one start.
       if (uniform_count_ == 0 || !try_uniform_start(batch_added_.data(), batch_added_.size())) {
         if (uniform_count_ > 0) exit_uniform_on(dirty_.data(), dirty_.size(), kNone);
-        const double level = arrival_level(dirty_.data(), dirty_.size());
-        resolve(dirty_.data(), dirty_.size(), level * kCutMargin, batch_added_.data(),
-                batch_added_.size(), true);
+        if (!try_uniform_fresh(batch_added_.data(), batch_added_.size())) {
+          const double level = arrival_level(dirty_.data(), dirty_.size());
+          resolve(dirty_.data(), dirty_.size(), level * kCutMargin, batch_added_.data(),
+                  batch_added_.size(), true);
+        }
       }
     } else {
       // With departures every flow of the changed components is re-solved (threshold -inf).

@@ -294,7 +294,11 @@ bool FlowNetwork::try_uniform_depart(std::uint32_t slot) {
   Uniform& u = uniform_[index];
   Channel& ch = channels_[u.channel];
   const std::size_t m = u.remaining.size();
-  if (m < 2 || ch.flows.size() != m || !uniform_saturated(u)) return false;
+  if (m == 0 || ch.flows.size() != m || !uniform_saturated(u)) return false;
+  if (m == 1) {
+    depart_last_member(index, slot);
+    return true;
+  }
   // departure_level is the rate (saturated, every rate equal); the cut rate * kCutMargin and
   // visit's local level keep every member. After the leave the channel must still bind (else the
   // solver would put it to sleep).
@@ -346,6 +350,119 @@ bool FlowNetwork::try_uniform_depart(std::uint32_t slot) {
   detach(slot);
   hot_[slot].rate = 0.0;
   recommit_uniform(u, share, nullptr, 0);
+  return true;
+}
+
+void FlowNetwork::depart_last_member(std::uint32_t index, std::uint32_t slot) {
+  // The per-flow path: exit_uniform (skipping the leaver's progress), detach, and a pruned
+  // resolve seeded with the flow's channels. That solve visits the channel (saturated: the
+  // load exit_uniform summed is the rate, which uniform_saturated tested as visit does) as a
+  // Local with no members, and the others (idle) only as visited; it solves no flow, changes no
+  // rate, sets the empty channel's load to 0 and leaves its drift as detach set it; settle_idle
+  // then puts it to sleep (it has no potential left).
+  const ChannelId c = uniform_[index].channel;
+  exit_uniform(index, slot);
+  detach(slot);
+  hot_[slot].rate = 0.0;
+  ++stats_.recomputations;
+  ++resolve_id_;
+  ++epoch_;
+  stats_.channels_solved += 1;
+  channels_[c].load = 0.0;
+  settle_idle();
+  completions_.arm();
+}
+
+bool FlowNetwork::try_uniform_fresh(const std::uint32_t* added, std::size_t count) {
+  // Every new flow: pending, with one channel that is not idle, the same for all and crossed
+  // once, which no other flow crosses (the new flows in ch.flows are in `added`'s order).
+  if (!uniform_enabled_ || !leave_out_idle_ || count == 0) return false;
+  ChannelId c = kNone;
+  for (std::size_t j = 0; j < count; ++j) {
+    const FlowHot& h = hot_[added[j]];
+    if (!h.pending || h.channel_count > kLiveBits || std::popcount(h.live) != 1) return false;
+    const auto i = static_cast<std::uint32_t>(std::countr_zero(h.live));
+    if (c != kNone && h.channels[i] != c) return false;
+    c = h.channels[i];
+    if (pos_of(added[j])[i] != j) return false;
+  }
+  const Channel& ch = channels_[c];
+  const ChannelMark& cm = channel_marks_[c];
+  if (ch.flows.size() != count || cm.idle || cm.uniform != kNone ||
+      !(ch.load < ch.capacity * kCutMargin) || !sim_.queue().sequences_left(count)) {
+    return false;
+  }
+  // The per-flow solve (resolve, pruned): the first pass defers the channel (unsaturated: its
+  // load counts no new flow), takes it as a boundary Local of all the new flows (scanned: attach
+  // set its drift; every flow a member, so dense), fills it to the share capacity / count when
+  // the conditions below hold (fill_single's, as for try_uniform_start, with nothing held), which
+  // saturates it: the boundary fails (an extra round) and the channel is forced. The second pass
+  // expands it: one Local, every flow a member at its highest rate (none held), the same share;
+  // the level holds. Each pass solves the `count` flows and one channel. The commit re-rates
+  // every flow (their old rate is 0), takes `count` numbers in `added`'s order, which is
+  // ch.flows order (rotation 0), and try_enter_uniform then keeps them as one.
+  CapRange range;
+  for (std::size_t j = 0; j < count; ++j)
+    range.add(hot_[added[j]].cap);
+  const auto sum_caps = [&] {
+    double sum = 0.0;
+    for (std::size_t j = 0; j < count; ++j)
+      sum += hot_[added[j]].cap;
+    return sum;
+  };
+  // (Below a million flows the share times count sums to the capacity within far less than
+  // kCutMargin's 1e-9: the boundary fails.)
+  double share = 0.0;
+  if (count >= 1000000 ||
+      !share_applies(ch.capacity, count, range.min_cap, range.max_cap, sum_caps, 0.0, share) ||
+      !(share > 0.0)) {
+    return false;
+  }
+  // try_enter_uniform wants a number taken by every flow: each must get a finish time (finish
+  // times are monotone in the bytes left, so the most bytes decide).
+  double most = 0.0;
+  for (std::size_t j = 0; j < count; ++j)
+    most = std::max(most, flows_[added[j]].remaining);
+  if (Time t; !finish_time(most, share, sim_.now(), t)) return false;
+  ++stats_.recomputations;
+  ++resolve_id_;
+  ++epoch_;
+  ++stats_.extra_rounds;
+  stats_.flows_solved += 2 * count;
+  stats_.channels_solved += 2;
+  stats_.rate_changes += count;
+  channel_marks_[c].dense = true;
+  std::uint32_t index = 0;
+  while (index < uniform_.size() && uniform_[index].active)
+    ++index;
+  if (index == uniform_.size()) uniform_.emplace_back();
+  Uniform& u = uniform_[index];
+  u.channel = c;
+  u.active = true;
+  u.rate = share;
+  u.since = sim_.now();
+  u.remaining.clear();
+  u.caps.clear();
+  u.range = range;
+  double least = kInf;
+  for (std::size_t j = 0; j < count; ++j) {
+    FlowHot& h = hot_[added[j]];
+    h.pending = false;
+    h.rate = share;
+    const double r = flows_[added[j]].remaining;
+    u.remaining.push_back(r);
+    u.caps.push_back(h.cap);
+    least = std::min(least, r);
+  }
+  u.sequence = sim_.queue().take_sequences(count);
+  u.block = count;
+  u.rotation = 0;
+  u.winner = kNone;
+  channel_marks_[c].uniform = index;
+  ++uniform_count_;
+  crown_uniform(u, least);
+  settle_idle();
+  completions_.arm();
   return true;
 }
 

@@ -419,6 +419,14 @@ class FlowNetwork {
   /// the channel's new share.
   bool try_uniform_start(const std::uint32_t* added, std::size_t count);
   bool try_uniform_depart(std::uint32_t slot);
+  /// The recomputation after the starts `added` (attached, all on one channel they alone cross,
+  /// and on no other channel that is not idle) when the per-flow solve would give them one rate
+  /// and the channel would enter the mode: the channel enters it directly. False (nothing
+  /// changed) otherwise.
+  bool try_uniform_fresh(const std::uint32_t* added, std::size_t count);
+  /// The departure of a uniform channel's only member: what the per-flow solve does (the channel
+  /// leaves the mode, is left empty and goes idle), without the solve.
+  void depart_last_member(std::uint32_t index, std::uint32_t slot);
   void recommit_uniform(Uniform& u, double rate, const std::uint32_t* added, std::size_t count);
   /// Gives the earliest member (Uniform::winner) its completion entry.
   void crown_uniform(Uniform& u, double least);
