@@ -79,26 +79,29 @@ double advance_all(double* r, std::size_t n, double d) {
   return least;
 }
 
-// Bit i set when r[i] <= near, and in `equal` when r[i] == least, for i < n <= 64.
-std::uint64_t at_most_counted(const double* r, std::size_t n, double near, double least,
-                              std::uint64_t& equal) {
+// Whether exactly one bit is set (std::popcount is a libgcc call without -mpopcnt).
+bool one_bit(std::uint8_t x) {
+  return x != 0 && (x & (x - 1)) == 0;
+}
+
+// Bit i set when r[i] <= near, for i < n <= 64: four at a time (the compares' sign bits, the
+// high halves of the four lanes, gathered by one shuffle into one movemask).
+std::uint64_t at_most_one_block(const double* r, std::size_t n, double near) {
   std::uint64_t mask = 0;
-  std::uint64_t eq = 0;
   std::size_t k = 0;
 #if defined(__SSE2__)
   const __m128d nv = _mm_set1_pd(near);
-  const __m128d lv = _mm_set1_pd(least);
-  for (; k + 2 <= n; k += 2) {
-    const __m128d x = _mm_loadu_pd(r + k);
-    mask |= static_cast<std::uint64_t>(_mm_movemask_pd(_mm_cmple_pd(x, nv))) << k;
-    eq |= static_cast<std::uint64_t>(_mm_movemask_pd(_mm_cmpeq_pd(x, lv))) << k;
+  for (; k + 4 <= n; k += 4) {
+    const __m128 a = _mm_castpd_ps(_mm_cmple_pd(_mm_loadu_pd(r + k), nv));
+    const __m128 b = _mm_castpd_ps(_mm_cmple_pd(_mm_loadu_pd(r + k + 2), nv));
+    const auto bits =
+        static_cast<std::uint64_t>(_mm_movemask_ps(_mm_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1))));
+    mask |= bits << k;
   }
 #endif
   for (; k < n; ++k) {
     if (r[k] <= near) mask |= std::uint64_t{1} << k;
-    if (r[k] == least) eq |= std::uint64_t{1} << k;
   }
-  equal = eq;
   return mask;
 }
 
@@ -237,7 +240,7 @@ bool FlowNetwork::try_uniform_start(const std::uint32_t* added, std::size_t coun
   double first_finite = kInf;  // the smallest finite cap among the new flows
   for (std::size_t j = 0; j < count; ++j) {
     const FlowHot& h = hot_[added[j]];
-    if (!h.pending || h.channel_count > kLiveBits || std::popcount(h.live) != 1) return false;
+    if (!h.pending || h.channel_count > kLiveBits || !one_bit(h.live)) return false;
     const auto i = static_cast<std::uint32_t>(std::countr_zero(h.live));
     const std::uint32_t u = channel_marks_[h.channels[i]].uniform;
     if (u == kNone || (index != kNone && u != index)) return false;
@@ -380,7 +383,7 @@ bool FlowNetwork::try_uniform_fresh(const std::uint32_t* added, std::size_t coun
   ChannelId c = kNone;
   for (std::size_t j = 0; j < count; ++j) {
     const FlowHot& h = hot_[added[j]];
-    if (!h.pending || h.channel_count > kLiveBits || std::popcount(h.live) != 1) return false;
+    if (!h.pending || h.channel_count > kLiveBits || !one_bit(h.live)) return false;
     const auto i = static_cast<std::uint32_t>(std::countr_zero(h.live));
     if (c != kNone && h.channels[i] != c) return false;
     c = h.channels[i];
@@ -555,9 +558,11 @@ void FlowNetwork::crown_uniform(Uniform& u, double least) {
     if (m <= 64) {
       // One block: the candidates from offset 0 on, then those before it; and the members at
       // the least counted on the way.
-      std::uint64_t equal = 0;
-      const std::uint64_t mask = at_most_counted(remaining, m, near, least, equal);
-      u.at_least = static_cast<std::uint32_t>(std::popcount(equal));
+      const std::uint64_t mask = at_most_one_block(remaining, m, near);
+      std::uint32_t at_least = 0;  // every member at the least is a candidate (least <= near)
+      for (std::uint64_t part = mask; part != 0; part &= part - 1)
+        at_least += remaining[std::countr_zero(part)] == least ? 1 : 0;
+      u.at_least = at_least;
       const std::uint64_t below = start == 0 ? 0 : (std::uint64_t{1} << start) - 1;
       for (std::uint64_t part : {mask & ~below, mask & below}) {
         for (; part != 0 && best == m; part &= part - 1) {
@@ -598,7 +603,7 @@ void FlowNetwork::try_enter_uniform() {
   std::uint32_t p0 = kNone;
   for (const std::uint32_t g : set_) {
     const FlowHot& h = hot_[g];
-    if (h.rate != rate || !h.changed || h.channel_count > kLiveBits || std::popcount(h.live) != 1 ||
+    if (h.rate != rate || !h.changed || h.channel_count > kLiveBits || !one_bit(h.live) ||
         h.channels[std::countr_zero(h.live)] != c) {
       return;
     }
