@@ -39,6 +39,7 @@ FlowNetwork::FlowNetwork(Simulation& sim, const Topology& topology)
   channel_marks_.resize(topology.channel_count());
   for (ChannelId c = 0; c < channels_.size(); ++c) {
     channels_[c].capacity = topology.channel_capacity_bps(c);
+    set_idle_limit(channels_[c]);
     channel_marks_[c].idle = never_binds(channels_[c]);
   }
   uniform_blocks_.net = this;

@@ -313,7 +313,7 @@ bool FlowNetwork::try_uniform_depart(std::uint32_t slot) {
   } else {
     --unbounded;
   }
-  if (never_binds(ch.capacity, potential, unbounded)) return false;
+  if (never_binds(ch, potential, unbounded)) return false;
   // The members after detach's swap: the last takes the leaver's place.
   // The other members' extremes (m - 1 > 0 of them): those of all members unless the leaver was
   // the only one at an extreme, then taken again.

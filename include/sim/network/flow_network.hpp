@@ -229,9 +229,13 @@ class FlowNetwork {
     /// of flows without a finite bound (flow_slack.cpp).
     std::uint64_t potential = 0;
     std::uint32_t unbounded = 0;
-    std::uint64_t forced = 0;   ///< == resolve_id_: expand even if unsaturated
-    std::uint64_t lowered = 0;  ///< == resolve_id_: take every flow above the level cut
-    bool dirty = false;         ///< membership changed inside the open batch
+    /// never_binds in integers: a potential below this (with no unbounded crossing) can never
+    /// bind; 0 where none can, or where that is decided in doubles (idle_in_doubles).
+    std::uint64_t idle_below = 0;
+    bool idle_in_doubles = false;  ///< its idle limit is 2^53 bit/s or more
+    std::uint64_t forced = 0;      ///< == resolve_id_: expand even if unsaturated
+    std::uint64_t lowered = 0;     ///< == resolve_id_: take every flow above the level cut
+    bool dirty = false;            ///< membership changed inside the open batch
   };
   /// The solver's per-channel scratch, apart from Channel (parallel to channels_) so that the
   /// search's "seen?" tests and the fill's channel -> local lookups touch 24 bytes per channel.
@@ -343,9 +347,21 @@ class FlowNetwork {
   void depart(std::uint32_t slot);
   void check_batch_time() const;
   // Channels that can never saturate (flow_slack.cpp).
-  [[nodiscard]] static bool never_binds(const Channel& ch);
+  [[nodiscard]] static bool never_binds(const Channel& ch) {
+    return never_binds(ch, ch.potential, ch.unbounded);
+  }
+  /// Whether the channel would never bind with this potential and count of unbounded crossings:
+  /// never_binds(capacity, ...), from Channel::idle_below where that decides (set_idle_limit).
+  [[nodiscard]] static bool never_binds(const Channel& ch, std::uint64_t potential,
+                                        std::uint32_t unbounded) {
+    if (unbounded != 0) return false;
+    if (potential < ch.idle_below) return true;
+    return ch.idle_in_doubles && never_binds(ch.capacity, potential, unbounded);
+  }
   [[nodiscard]] static bool never_binds(double capacity, std::uint64_t potential,
                                         std::uint32_t unbounded);
+  /// Sets ch.idle_below and ch.idle_in_doubles from ch.capacity.
+  static void set_idle_limit(Channel& ch);
   void join_slack(std::uint32_t slot);
   /// The flow's rate bound in whole bit/s, rounded up; false when it has none (flow_slack.cpp).
   bool rate_bound(const FlowHot& h, std::uint64_t& units) const;
