@@ -13,8 +13,9 @@ using flow::kCutMargin;
 using flow::kUnsolved;
 
 void FlowNetwork::attach(std::uint32_t slot) {
-  // One pass over the flow's channels joins their flow lists and adds its rate bound to their
-  // potentials (join_slack then wakes the channels that may bind again).
+  // One pass over the flow's channels joins their flow lists, adds its rate bound to their
+  // potentials and, inside a batch, marks them dirty (join_slack then wakes the channels that may
+  // bind again).
   Flow& f = flows_[slot];
   FlowHot& h = hot_[slot];
   std::uint64_t units = 0;
@@ -22,40 +23,51 @@ void FlowNetwork::attach(std::uint32_t slot) {
   f.bound_units = bounded ? units : kNoBound;  // for detach
   if (h.channel_count > kInlineChannels) f.pos.resize(h.channel_count);
   std::uint32_t* const pos = pos_of(slot);
+  const bool batch = batch_depth_ > 0;
   for (std::uint32_t i = 0; i < h.channel_count; ++i) {
     const ChannelId c = h.channels[i];
     Channel& ch = channels_[c];
+    ChannelMark& cm = channel_marks_[c];
     pos[i] = static_cast<std::uint32_t>(ch.flows.size());
     ch.flows.push_back(slot);
-    ch.rates.push_back(kUnsolved);
+    // An idle channel keeps no rates[] (wake rebuilds them): cloud, 4 of a flow's 5 channels.
+    if (!cm.idle) ch.rates.push_back(kUnsolved);
     ch.sent += f.remaining;  // all of it, less what is left when it leaves (channel_bytes)
     if (bounded) {
       ch.potential += units;
     } else {
       ++ch.unbounded;
     }
-    channel_marks_[c].drift = flow::kExactSum;  // re-sum the held load
+    cm.drift = flow::kExactSum;  // re-sum the held load
+    if (batch && !ch.dirty) {
+      ch.dirty = true;
+      dirty_.push_back(c);
+    }
   }
   join_slack(slot);
 }
 
 void FlowNetwork::detach(std::uint32_t slot) {
   // Loads are not touched here: the recomputation that follows sets them. One pass over the
-  // flow's channels leaves their flow lists and takes its rate bound back from their potentials.
+  // flow's channels leaves their flow lists, takes its rate bound back from their potentials and,
+  // inside a batch, marks them dirty.
   Flow& f = flows_[slot];
   const FlowHot& h = hot_[slot];
   const std::uint64_t units = f.bound_units;  // attach's rate_bound
   const bool bounded = units != kNoBound;
   const std::uint32_t* const pos = pos_of(slot);
+  const bool batch = batch_depth_ > 0;
   for (std::uint32_t i = 0; i < h.channel_count; ++i) {
     const ChannelId c = h.channels[i];
     Channel& ch = channels_[c];
+    ChannelMark& cm = channel_marks_[c];
+    const bool keeps_rates = !cm.idle;  // an idle channel keeps no rates[] (attach)
     const auto last_index = static_cast<std::uint32_t>(ch.flows.size() - 1);
     const std::uint32_t p = pos[i];
     if (p != last_index) {
       const std::uint32_t moved = ch.flows[last_index];
       ch.flows[p] = moved;
-      ch.rates[p] = ch.rates[last_index];
+      if (keeps_rates) ch.rates[p] = ch.rates[last_index];
       // The moved flow's channels from its FlowHot line (inline for short routes) rather than
       // from its route's own buffer.
       const FlowHot& mh = hot_[moved];
@@ -68,15 +80,18 @@ void FlowNetwork::detach(std::uint32_t slot) {
       }
     }
     ch.flows.pop_back();
-    ch.rates.pop_back();
+    if (keeps_rates) ch.rates.pop_back();
     ch.sent -= f.remaining;  // as of now: complete() set it to 0, cancel() advanced it
     if (bounded) {
       ch.potential -= units;
     } else {
       --ch.unbounded;
     }
-    ChannelMark& cm = channel_marks_[c];
     cm.drift = flow::kExactSum;  // re-sum the held load
+    if (batch && !ch.dirty) {
+      ch.dirty = true;
+      dirty_.push_back(c);
+    }
     // May turn idle once re-solved (a channel crossed twice is pushed at its last crossing, once
     // its potential is final; settle_idle takes each channel once either way).
     if (leave_out_idle_ && !cm.idle && never_binds(ch)) settling_.push_back(c);
@@ -92,8 +107,7 @@ void FlowNetwork::depart(std::uint32_t slot) {
   const double level = batch_depth_ > 0 ? 0.0 : departure_level(slot);
   detach(slot);
   h.rate = 0.0;
-  if (batch_depth_ > 0) {
-    mark_dirty(slot);
+  if (batch_depth_ > 0) {  // detach marked its channels dirty
     ++batch_departures_;
     return;
   }

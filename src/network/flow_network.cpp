@@ -39,6 +39,7 @@ FlowNetwork::FlowNetwork(Simulation& sim, const Topology& topology)
   channel_marks_.resize(topology.channel_count());
   for (ChannelId c = 0; c < channels_.size(); ++c) {
     channels_[c].capacity = topology.channel_capacity_bps(c);
+    set_idle_limit(channels_[c]);
     channel_marks_[c].idle = never_binds(channels_[c]);
   }
   uniform_blocks_.net = this;
@@ -159,8 +160,7 @@ FlowHandle FlowNetwork::launch(const Route& route, const Time* delivery_latency,
     return handle;
   }
   attach(slot);
-  if (batch_depth_ > 0) {
-    mark_dirty(slot);
+  if (batch_depth_ > 0) {  // attach marked its channels dirty
     batch_added_.push_back(slot);
     return handle;
   }
@@ -168,6 +168,7 @@ FlowHandle FlowNetwork::launch(const Route& route, const Time* delivery_latency,
     if (try_uniform_start(&slot, 1)) return handle;
     exit_uniform_on(h.channels, h.channel_count, kNone);
   }
+  if (try_uniform_fresh(&slot, 1)) return handle;
   const double level = arrival_level(h.channels, h.channel_count);
   resolve(h.channels, h.channel_count, level * kCutMargin, &slot, 1, true);
   return handle;
@@ -281,9 +282,11 @@ void FlowNetwork::end_batch() {
       // together (arrival_level), and the pruned, verified solve applies as for one start.
       if (uniform_count_ == 0 || !try_uniform_start(batch_added_.data(), batch_added_.size())) {
         if (uniform_count_ > 0) exit_uniform_on(dirty_.data(), dirty_.size(), kNone);
-        const double level = arrival_level(dirty_.data(), dirty_.size());
-        resolve(dirty_.data(), dirty_.size(), level * kCutMargin, batch_added_.data(),
-                batch_added_.size(), true);
+        if (!try_uniform_fresh(batch_added_.data(), batch_added_.size())) {
+          const double level = arrival_level(dirty_.data(), dirty_.size());
+          resolve(dirty_.data(), dirty_.size(), level * kCutMargin, batch_added_.data(),
+                  batch_added_.size(), true);
+        }
       }
     } else {
       // With departures every flow of the changed components is re-solved (threshold -inf).
@@ -303,17 +306,6 @@ void FlowNetwork::check_batch_time() const {
         fmt::format("FlowNetwork: a BatchUpdate opened at {} is still open at {}; close it before "
                     "simulated time moves on",
                     to_string(batch_time_), to_string(sim_.now())));
-  }
-}
-
-void FlowNetwork::mark_dirty(std::uint32_t slot) {
-  const FlowHot& h = hot_[slot];
-  for (std::uint32_t i = 0; i < h.channel_count; ++i) {
-    Channel& ch = channels_[h.channels[i]];
-    if (!ch.dirty) {
-      ch.dirty = true;
-      dirty_.push_back(h.channels[i]);
-    }
   }
 }
 

@@ -76,7 +76,11 @@ bool rate_bound_of(const Hot& h, const Channels& channels, std::uint64_t& units)
   for (std::uint32_t k = 0; k < h.channel_count; ++k)
     bound = std::min(bound, channels[h.channels[k]].capacity);
   if (!(bound <= kMaxBound)) return false;  // also NaN
-  units = static_cast<std::uint64_t>(std::ceil(std::max(0.0, bound)));
+  // std::ceil of x in [0, 2^40] (without SSE4.1 a fix-up sequence in doubles, then the unsigned
+  // conversion's test for 2^63) in integers: the truncation, exact, plus one if it fell short.
+  const double x = std::max(0.0, bound);
+  const auto whole = static_cast<std::int64_t>(x);
+  units = static_cast<std::uint64_t>(whole) + (static_cast<double>(whole) < x ? 1 : 0);
   return true;
 }
 }  // namespace
@@ -86,8 +90,19 @@ bool FlowNetwork::never_binds(double capacity, std::uint64_t potential, std::uin
          static_cast<double>(potential) <= capacity * kCutMargin * (1.0 - kFitSlack);
 }
 
-bool FlowNetwork::never_binds(const Channel& ch) {
-  return never_binds(ch.capacity, ch.potential, ch.unbounded);
+void FlowNetwork::set_idle_limit(Channel& ch) {
+  // never_binds compares the potential, converted to double, with the limit L below. Below 2^53
+  // the conversion is exact, so for a potential p < 2^53: p <= L iff p <= floor(L); and one of
+  // 2^53 or more converts to at least 2^53 > L. So with L < 2^53 the test is p < floor(L) + 1.
+  const double limit = ch.capacity * kCutMargin * (1.0 - kFitSlack);
+  ch.idle_below = 0;
+  ch.idle_in_doubles = false;
+  if (!(ch.capacity > 0.0)) return;  // never idle
+  if (limit < 9007199254740992.0) {
+    ch.idle_below = static_cast<std::uint64_t>(std::floor(limit)) + 1;
+  } else {
+    ch.idle_in_doubles = true;
+  }
 }
 
 bool FlowNetwork::rate_bound(const FlowHot& h, std::uint64_t& units) const {
@@ -96,15 +111,16 @@ bool FlowNetwork::rate_bound(const FlowHot& h, std::uint64_t& units) const {
 
 void FlowNetwork::join_slack(std::uint32_t slot) {
   // attach added the flow's bound to its channels' potentials.
+  // One pass: a wake only clears idle marks, and sets (set_live) only bits of crossings of the
+  // channel it wakes, which this pass sets too, so h.live ends as a second pass would leave it.
   FlowHot& h = hot_[slot];
   h.pending = true;
+  h.live = 0;
   for (std::uint32_t k = 0; k < h.channel_count; ++k) {
     const ChannelId c = h.channels[k];
-    if (channel_marks_[c].idle && !never_binds(channels_[c])) wake(c);
-  }
-  h.live = 0;
-  for (std::uint32_t k = 0; k < std::min(h.channel_count, kLiveBits); ++k) {
-    if (!channel_marks_[h.channels[k]].idle) h.live |= static_cast<std::uint8_t>(1U << k);
+    ChannelMark& cm = channel_marks_[c];
+    if (cm.idle && !never_binds(channels_[c])) wake(c);
+    if (k < kLiveBits && !cm.idle) h.live |= static_cast<std::uint8_t>(1U << k);
   }
 }
 
@@ -124,6 +140,7 @@ void FlowNetwork::wake(ChannelId c) {
   set_live(c, true);
   cm.drift = kExactSum;
   cm.dense = false;
+  ch.rates.resize(ch.flows.size());  // not kept while idle (attach, detach)
   double load = 0.0;
   for (std::size_t k = 0; k < ch.flows.size(); ++k) {
     const FlowHot& g = hot_[ch.flows[k]];

@@ -79,6 +79,32 @@ double advance_all(double* r, std::size_t n, double d) {
   return least;
 }
 
+// Whether exactly one bit is set (std::popcount is a libgcc call without -mpopcnt).
+bool one_bit(std::uint8_t x) {
+  return x != 0 && (x & (x - 1)) == 0;
+}
+
+// Bit i set when r[i] <= near, for i < n <= 64: four at a time (the compares' sign bits, the
+// high halves of the four lanes, gathered by one shuffle into one movemask).
+std::uint64_t at_most_one_block(const double* r, std::size_t n, double near) {
+  std::uint64_t mask = 0;
+  std::size_t k = 0;
+#if defined(__SSE2__)
+  const __m128d nv = _mm_set1_pd(near);
+  for (; k + 4 <= n; k += 4) {
+    const __m128 a = _mm_castpd_ps(_mm_cmple_pd(_mm_loadu_pd(r + k), nv));
+    const __m128 b = _mm_castpd_ps(_mm_cmple_pd(_mm_loadu_pd(r + k + 2), nv));
+    const auto bits =
+        static_cast<std::uint64_t>(_mm_movemask_ps(_mm_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1))));
+    mask |= bits << k;
+  }
+#endif
+  for (; k < n; ++k) {
+    if (r[k] <= near) mask |= std::uint64_t{1} << k;
+  }
+  return mask;
+}
+
 // Bit i set when r[base + i] <= near, for i < min(64, n - base).
 std::uint64_t at_most(const double* r, std::size_t base, std::size_t n, double near) {
   const std::size_t end = std::min(n, base + 64);
@@ -214,7 +240,7 @@ bool FlowNetwork::try_uniform_start(const std::uint32_t* added, std::size_t coun
   double first_finite = kInf;  // the smallest finite cap among the new flows
   for (std::size_t j = 0; j < count; ++j) {
     const FlowHot& h = hot_[added[j]];
-    if (!h.pending || h.channel_count > kLiveBits || std::popcount(h.live) != 1) return false;
+    if (!h.pending || h.channel_count > kLiveBits || !one_bit(h.live)) return false;
     const auto i = static_cast<std::uint32_t>(std::countr_zero(h.live));
     const std::uint32_t u = channel_marks_[h.channels[i]].uniform;
     if (u == kNone || (index != kNone && u != index)) return false;
@@ -271,7 +297,11 @@ bool FlowNetwork::try_uniform_depart(std::uint32_t slot) {
   Uniform& u = uniform_[index];
   Channel& ch = channels_[u.channel];
   const std::size_t m = u.remaining.size();
-  if (m < 2 || ch.flows.size() != m || !uniform_saturated(u)) return false;
+  if (m == 0 || ch.flows.size() != m || !uniform_saturated(u)) return false;
+  if (m == 1) {
+    depart_last_member(index, slot);
+    return true;
+  }
   // departure_level is the rate (saturated, every rate equal); the cut rate * kCutMargin and
   // visit's local level keep every member. After the leave the channel must still bind (else the
   // solver would put it to sleep).
@@ -283,7 +313,7 @@ bool FlowNetwork::try_uniform_depart(std::uint32_t slot) {
   } else {
     --unbounded;
   }
-  if (never_binds(ch.capacity, potential, unbounded)) return false;
+  if (never_binds(ch, potential, unbounded)) return false;
   // The members after detach's swap: the last takes the leaver's place.
   // The other members' extremes (m - 1 > 0 of them): those of all members unless the leaver was
   // the only one at an extreme, then taken again.
@@ -309,6 +339,12 @@ bool FlowNetwork::try_uniform_depart(std::uint32_t slot) {
   double share = 0.0;
   if (!share_applies(ch.capacity, m - 1, min_cap, max_cap, sum_caps, u.rate, share)) return false;
   if (u.winner == slot) u.winner = kNone;  // its entry is gone (fired, or erased by cancel)
+  // The count of members at the least holds while nothing advances (recommit_uniform).
+  if (sim_.now() != u.since) {
+    u.at_least = 0;
+  } else if (u.at_least > 0 && u.remaining[p] == u.least) {
+    --u.at_least;
+  }
   u.range = range;
   u.caps[p] = u.caps.back();
   u.caps.pop_back();
@@ -317,6 +353,119 @@ bool FlowNetwork::try_uniform_depart(std::uint32_t slot) {
   detach(slot);
   hot_[slot].rate = 0.0;
   recommit_uniform(u, share, nullptr, 0);
+  return true;
+}
+
+void FlowNetwork::depart_last_member(std::uint32_t index, std::uint32_t slot) {
+  // The per-flow path: exit_uniform (skipping the leaver's progress), detach, and a pruned
+  // resolve seeded with the flow's channels. That solve visits the channel (saturated: the
+  // load exit_uniform summed is the rate, which uniform_saturated tested as visit does) as a
+  // Local with no members, and the others (idle) only as visited; it solves no flow, changes no
+  // rate, sets the empty channel's load to 0 and leaves its drift as detach set it; settle_idle
+  // then puts it to sleep (it has no potential left).
+  const ChannelId c = uniform_[index].channel;
+  exit_uniform(index, slot);
+  detach(slot);
+  hot_[slot].rate = 0.0;
+  ++stats_.recomputations;
+  ++resolve_id_;
+  ++epoch_;
+  stats_.channels_solved += 1;
+  channels_[c].load = 0.0;
+  settle_idle();
+  completions_.arm();
+}
+
+bool FlowNetwork::try_uniform_fresh(const std::uint32_t* added, std::size_t count) {
+  // Every new flow: pending, with one channel that is not idle, the same for all and crossed
+  // once, which no other flow crosses (the new flows in ch.flows are in `added`'s order).
+  if (!uniform_enabled_ || !leave_out_idle_ || count == 0) return false;
+  ChannelId c = kNone;
+  for (std::size_t j = 0; j < count; ++j) {
+    const FlowHot& h = hot_[added[j]];
+    if (!h.pending || h.channel_count > kLiveBits || !one_bit(h.live)) return false;
+    const auto i = static_cast<std::uint32_t>(std::countr_zero(h.live));
+    if (c != kNone && h.channels[i] != c) return false;
+    c = h.channels[i];
+    if (pos_of(added[j])[i] != j) return false;
+  }
+  const Channel& ch = channels_[c];
+  const ChannelMark& cm = channel_marks_[c];
+  if (ch.flows.size() != count || cm.idle || cm.uniform != kNone ||
+      !(ch.load < ch.capacity * kCutMargin) || !sim_.queue().sequences_left(count)) {
+    return false;
+  }
+  // The per-flow solve (resolve, pruned): the first pass defers the channel (unsaturated: its
+  // load counts no new flow), takes it as a boundary Local of all the new flows (scanned: attach
+  // set its drift; every flow a member, so dense), fills it to the share capacity / count when
+  // the conditions below hold (fill_single's, as for try_uniform_start, with nothing held), which
+  // saturates it: the boundary fails (an extra round) and the channel is forced. The second pass
+  // expands it: one Local, every flow a member at its highest rate (none held), the same share;
+  // the level holds. Each pass solves the `count` flows and one channel. The commit re-rates
+  // every flow (their old rate is 0), takes `count` numbers in `added`'s order, which is
+  // ch.flows order (rotation 0), and try_enter_uniform then keeps them as one.
+  CapRange range;
+  for (std::size_t j = 0; j < count; ++j)
+    range.add(hot_[added[j]].cap);
+  const auto sum_caps = [&] {
+    double sum = 0.0;
+    for (std::size_t j = 0; j < count; ++j)
+      sum += hot_[added[j]].cap;
+    return sum;
+  };
+  // (Below a million flows the share times count sums to the capacity within far less than
+  // kCutMargin's 1e-9: the boundary fails.)
+  double share = 0.0;
+  if (count >= 1000000 ||
+      !share_applies(ch.capacity, count, range.min_cap, range.max_cap, sum_caps, 0.0, share) ||
+      !(share > 0.0)) {
+    return false;
+  }
+  // try_enter_uniform wants a number taken by every flow: each must get a finish time (finish
+  // times are monotone in the bytes left, so the most bytes decide).
+  double most = 0.0;
+  for (std::size_t j = 0; j < count; ++j)
+    most = std::max(most, flows_[added[j]].remaining);
+  if (Time t; !finish_time(most, share, sim_.now(), t)) return false;
+  ++stats_.recomputations;
+  ++resolve_id_;
+  ++epoch_;
+  ++stats_.extra_rounds;
+  stats_.flows_solved += 2 * count;
+  stats_.channels_solved += 2;
+  stats_.rate_changes += count;
+  channel_marks_[c].dense = true;
+  std::uint32_t index = 0;
+  while (index < uniform_.size() && uniform_[index].active)
+    ++index;
+  if (index == uniform_.size()) uniform_.emplace_back();
+  Uniform& u = uniform_[index];
+  u.channel = c;
+  u.active = true;
+  u.rate = share;
+  u.since = sim_.now();
+  u.remaining.clear();
+  u.caps.clear();
+  u.range = range;
+  double least = kInf;
+  for (std::size_t j = 0; j < count; ++j) {
+    FlowHot& h = hot_[added[j]];
+    h.pending = false;
+    h.rate = share;
+    const double r = flows_[added[j]].remaining;
+    u.remaining.push_back(r);
+    u.caps.push_back(h.cap);
+    least = std::min(least, r);
+  }
+  u.sequence = sim_.queue().take_sequences(count);
+  u.block = count;
+  u.rotation = 0;
+  u.winner = kNone;
+  channel_marks_[c].uniform = index;
+  ++uniform_count_;
+  crown_uniform(u, least);
+  settle_idle();
+  completions_.arm();
   return true;
 }
 
@@ -333,6 +482,12 @@ void FlowNetwork::recommit_uniform(Uniform& u, double rate, const std::uint32_t*
   if (now != u.since) {
     const double d = u.rate * (now - u.since).to_seconds() / 8.0;
     least = advance_all(u.remaining.data(), u.remaining.size(), d);
+  } else if (u.at_least > 0) {
+    // Nothing advanced since crown_uniform counted the least, and a member still has it
+    // (try_uniform_depart took a leaver at the least off the count). No member is below it, so
+    // it is the least (the same value; were it a zero of the other sign, crown_uniform's results
+    // are the same either way).
+    least = u.least;
   } else {
     least = least_remaining(u);
   }
@@ -372,6 +527,8 @@ void FlowNetwork::crown_uniform(Uniform& u, double least) {
   const std::size_t m = u.remaining.size();
   const std::uint32_t previous = u.winner;
   u.winner = kNone;
+  u.least = least;
+  u.at_least = 0;
   Time first;
   if (finish_time(least, u.rate, u.since, first)) {
     const double near = least * (1.0 + 1e-9) + u.rate * 1e-8;
@@ -397,8 +554,26 @@ void FlowNetwork::crown_uniform(Uniform& u, double least) {
       }
       return m;
     };
-    std::size_t best = first_in(start, m);
-    if (best == m) best = first_in(0, start);
+    std::size_t best = m;
+    if (m <= 64) {
+      // One block: the candidates from offset 0 on, then those before it; and the members at
+      // the least counted on the way.
+      const std::uint64_t mask = at_most_one_block(remaining, m, near);
+      std::uint32_t at_least = 0;  // every member at the least is a candidate (least <= near)
+      for (std::uint64_t part = mask; part != 0; part &= part - 1)
+        at_least += remaining[std::countr_zero(part)] == least ? 1 : 0;
+      u.at_least = at_least;
+      const std::uint64_t below = start == 0 ? 0 : (std::uint64_t{1} << start) - 1;
+      for (std::uint64_t part : {mask & ~below, mask & below}) {
+        for (; part != 0 && best == m; part &= part - 1) {
+          const auto k = static_cast<std::size_t>(std::countr_zero(part));
+          if (finishes_first(k)) best = k;
+        }
+      }
+    } else {
+      best = first_in(start, m);
+      if (best == m) best = first_in(0, start);
+    }
     const std::size_t best_offset = best >= start ? best - start : best + u.rotation;
     u.winner = channels_[u.channel].flows[best];
     if (previous != kNone && previous != u.winner) completions_.erase(previous);
@@ -428,7 +603,7 @@ void FlowNetwork::try_enter_uniform() {
   std::uint32_t p0 = kNone;
   for (const std::uint32_t g : set_) {
     const FlowHot& h = hot_[g];
-    if (h.rate != rate || !h.changed || h.channel_count > kLiveBits || std::popcount(h.live) != 1 ||
+    if (h.rate != rate || !h.changed || h.channel_count > kLiveBits || !one_bit(h.live) ||
         h.channels[std::countr_zero(h.live)] != c) {
       return;
     }

@@ -126,6 +126,10 @@ class EventQueue {
   }
   /// The number take_sequence() would return now (unless it renumbers first).
   [[nodiscard]] std::uint64_t next_sequence() const { return next_sequence_; }
+  /// Whether `n` >= 1 numbers can be taken now without renumbering.
+  [[nodiscard]] bool sequences_left(std::uint64_t n) const {
+    return (next_sequence_ + n - 1) >> sequence_bits_ == 0;
+  }
   /// `n` >= 1 consecutive numbers, taken now: the first is returned. Like n take_sequence()
   /// calls, except that a renumbering (if the counter runs out) happens before the first, so that
   /// the block stays consecutive (a holder must then report all n).

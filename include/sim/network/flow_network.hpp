@@ -229,9 +229,13 @@ class FlowNetwork {
     /// of flows without a finite bound (flow_slack.cpp).
     std::uint64_t potential = 0;
     std::uint32_t unbounded = 0;
-    std::uint64_t forced = 0;   ///< == resolve_id_: expand even if unsaturated
-    std::uint64_t lowered = 0;  ///< == resolve_id_: take every flow above the level cut
-    bool dirty = false;         ///< membership changed inside the open batch
+    /// never_binds in integers: a potential below this (with no unbounded crossing) can never
+    /// bind; 0 where none can, or where that is decided in doubles (idle_in_doubles).
+    std::uint64_t idle_below = 0;
+    bool idle_in_doubles = false;  ///< its idle limit is 2^53 bit/s or more
+    std::uint64_t forced = 0;      ///< == resolve_id_: expand even if unsaturated
+    std::uint64_t lowered = 0;     ///< == resolve_id_: take every flow above the level cut
+    bool dirty = false;            ///< membership changed inside the open batch
   };
   /// The solver's per-channel scratch, apart from Channel (parallel to channels_) so that the
   /// search's "seen?" tests and the fill's channel -> local lookups touch 24 bytes per channel.
@@ -300,6 +304,12 @@ class FlowNetwork {
     std::uint64_t block = 0;
     std::uint32_t rotation = 0;
     std::uint32_t winner = ~std::uint32_t{0};  ///< the member whose completion entry is kept
+    /// The least of `remaining` as crown_uniform last took it, and how many members have it (0:
+    /// not counted): a commit at the same instant, when nothing advanced, starts from it rather
+    /// than scanning for the least (cloud: most finishes are a burst's members finishing in one
+    /// nanosecond).
+    double least = 0.0;
+    std::uint32_t at_least = 0;
   };
   /// Reports the uniform channels' blocks of sequence numbers when the queue renumbers.
   struct UniformBlocks final : SequenceHolder {
@@ -337,16 +347,27 @@ class FlowNetwork {
   void depart(std::uint32_t slot);
   void check_batch_time() const;
   // Channels that can never saturate (flow_slack.cpp).
-  [[nodiscard]] static bool never_binds(const Channel& ch);
+  [[nodiscard]] static bool never_binds(const Channel& ch) {
+    return never_binds(ch, ch.potential, ch.unbounded);
+  }
+  /// Whether the channel would never bind with this potential and count of unbounded crossings:
+  /// never_binds(capacity, ...), from Channel::idle_below where that decides (set_idle_limit).
+  [[nodiscard]] static bool never_binds(const Channel& ch, std::uint64_t potential,
+                                        std::uint32_t unbounded) {
+    if (unbounded != 0) return false;
+    if (potential < ch.idle_below) return true;
+    return ch.idle_in_doubles && never_binds(ch.capacity, potential, unbounded);
+  }
   [[nodiscard]] static bool never_binds(double capacity, std::uint64_t potential,
                                         std::uint32_t unbounded);
+  /// Sets ch.idle_below and ch.idle_in_doubles from ch.capacity.
+  static void set_idle_limit(Channel& ch);
   void join_slack(std::uint32_t slot);
   /// The flow's rate bound in whole bit/s, rounded up; false when it has none (flow_slack.cpp).
   bool rate_bound(const FlowHot& h, std::uint64_t& units) const;
   void wake(ChannelId c);
   void settle_idle();
   void visit_idle(ChannelId c, double threshold, bool prune);
-  void mark_dirty(std::uint32_t slot);
   /// Levels of progressive filling below which a change alters nothing (docs/network.md "Rate
   /// allocation"): flows with lower rates keep them. +inf when nothing but the flow itself
   /// changes. arrival_level: `slot` is attached, not yet solved; departure_level: still attached.
@@ -414,6 +435,14 @@ class FlowNetwork {
   /// the channel's new share.
   bool try_uniform_start(const std::uint32_t* added, std::size_t count);
   bool try_uniform_depart(std::uint32_t slot);
+  /// The recomputation after the starts `added` (attached, all on one channel they alone cross,
+  /// and on no other channel that is not idle) when the per-flow solve would give them one rate
+  /// and the channel would enter the mode: the channel enters it directly. False (nothing
+  /// changed) otherwise.
+  bool try_uniform_fresh(const std::uint32_t* added, std::size_t count);
+  /// The departure of a uniform channel's only member: what the per-flow solve does (the channel
+  /// leaves the mode, is left empty and goes idle), without the solve.
+  void depart_last_member(std::uint32_t index, std::uint32_t slot);
   void recommit_uniform(Uniform& u, double rate, const std::uint32_t* added, std::size_t count);
   /// Gives the earliest member (Uniform::winner) its completion entry.
   void crown_uniform(Uniform& u, double least);
