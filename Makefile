@@ -3,13 +3,12 @@ PRESET ?= dev
 JOBS ?= $(shell nproc)
 SCENARIO ?= scenarios/quickstart.json
 
-.PHONY: deps run test golden bench format tidy clean
+.PHONY: deps run test golden golden-check bench format tidy clean
 
 deps:
 	@scripts/install-deps
 
-# Release build of the CLI, then the default scenario (no downloaded data needed). CI runs it
-# with RUN_PRESET=ci, reusing the build its tests made instead of compiling a third time.
+# Release build of the CLI, then the default scenario (no downloaded data needed).
 RUN_PRESET ?= release
 run: deps
 	cmake --preset $(RUN_PRESET) >/dev/null
@@ -29,6 +28,18 @@ golden: deps
 	cmake --preset ci >/dev/null
 	cmake --build --preset ci -j $(JOBS) --target dcsim
 	build/ci/src/cli/dcsim check --update $(GOLDEN_FILES)
+
+# Checks every golden file with $(RUN_PRESET)'s dcsim (Release by default: the build `make run`
+# and `make bench` use; ctest checks them in $(PRESET)). Prints the comparison of a file that
+# fails and stops there.
+golden-check: deps
+	cmake --preset $(RUN_PRESET) >/dev/null
+	cmake --build --preset $(RUN_PRESET) -j $(JOBS) --target dcsim
+	@n=0; for f in $(GOLDEN_FILES); do \
+	  report=$$(build/$(RUN_PRESET)/src/cli/dcsim check --run $$f 2>&1) || \
+	    { echo "$$report"; echo "golden-check: $$f fails with build/$(RUN_PRESET)"; exit 1; }; \
+	  n=$$((n + 1)); \
+	done; echo "golden-check: $$n golden files pass with build/$(RUN_PRESET)"
 
 bench: deps
 	cmake --preset release >/dev/null
