@@ -67,9 +67,11 @@ void split(std::string_view line, std::vector<std::string_view>& out) {
 // the line nor a cell needs trimming), as split gives them, found from the bit masks of its
 // commas and blanks over 64 bytes read at once (16 at a time); false, writing nothing, for any
 // other line, or where the 64 bytes from line.data() would pass readable_end. The memchr per cell
-// and the trims were about a third of the reading loop.
-bool split_plain(std::string_view line, const char* readable_end,
-                 std::vector<std::string_view>& out) {
+// and the trims were about a third of the reading loop. The cells go to a fixed array (such a
+// line has at most 64), not a vector: a push_back per cell was most of this function's work.
+using PlainCells = std::array<std::string_view, 64>;
+bool split_plain(std::string_view line, const char* readable_end, PlainCells& out,
+                 std::size_t& count) {
 #if defined(__SSE2__)
   if (line.size() >= 64 || readable_end - line.data() < 64) return false;
   std::uint64_t commas = 0;
@@ -88,20 +90,22 @@ bool split_plain(std::string_view line, const char* readable_end,
   const std::uint64_t in_line = (std::uint64_t{1} << line.size()) - 1;
   if ((blanks & in_line) != 0) return false;
   commas &= in_line;
-  out.clear();
+  std::size_t n = 0;
   std::size_t from = 0;
   while (commas != 0) {
     const auto at = static_cast<std::size_t>(std::countr_zero(commas));
-    out.push_back(line.substr(from, at - from));
+    out[n++] = std::string_view(line.data() + from, at - from);
     from = at + 1;
     commas &= commas - 1;
   }
-  out.push_back(line.substr(from));
+  out[n++] = std::string_view(line.data() + from, line.size() - from);
+  count = n;
   return true;
 #else
   (void)line;
   (void)readable_end;
   (void)out;
+  (void)count;
   return false;
 #endif
 }
@@ -420,7 +424,9 @@ List read_flows(std::istream& in, const std::string& file, const Topology& topol
   LineReader reader(in, kMaxLine);
   std::string_view raw;
   bool too_long = false;
-  std::vector<std::string_view> cells;
+  std::vector<std::string_view> split_cells;  // a line's cells as split gives them
+  PlainCells plain_cells;                     // or as split_plain does
+  std::span<const std::string_view> cells;
   const NodeNames names(topology);
   CellMemo<NodeId> last_src;
   CellMemo<double> last_bytes, last_start;
@@ -430,12 +436,14 @@ List read_flows(std::istream& in, const std::string& file, const Topology& topol
     ++line_no;
     if (too_long) fail(file, line_no, "line longer than 65536 characters");
     std::string_view line = raw;
-    if (split_plain(raw, reader.readable_end(), cells)) {
+    if (std::size_t n = 0; split_plain(raw, reader.readable_end(), plain_cells, n)) {
       if (line.empty() || line[0] == '#') continue;
+      cells = std::span<const std::string_view>(plain_cells.data(), n);
     } else {
       line = trim(raw);
       if (line.empty() || line[0] == '#') continue;
-      split(line, cells);
+      split(line, split_cells);
+      cells = split_cells;
     }
     if (!header_seen) {
       header_seen = true;

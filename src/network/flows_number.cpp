@@ -25,23 +25,26 @@ double parse_number(std::string_view s, bool& ok) {
   // at most 19 digits making an integer m <= 2^53 and k <= 22 after the point, m and 10^k are
   // doubles exactly and one division rounds m / 10^k correctly, as from_chars does (Clinger's
   // fast path). Anything else (an exponent, a sign, more digits) goes to from_chars.
-  {
+  // Only the point's place is kept in the loop (the counts of digits follow from it and the
+  // size: a count per character was half of the loop's work).
+  if (const std::size_t n = s.size(); n != 0 && n <= 20) {
+    constexpr std::size_t kNoPoint = ~std::size_t{0};
     std::uint64_t m = 0;
-    int digits = 0;
-    int after = -1;  // digits after the point; -1: no point
-    bool plain = !s.empty() && s.size() <= 20;
-    for (std::size_t i = 0; plain && i < s.size(); ++i) {
-      const char c = s[i];
-      if (c >= '0' && c <= '9') {
-        m = m * 10 + static_cast<std::uint64_t>(c - '0');
-        ++digits;
-        if (after >= 0) ++after;
-      } else if (c == '.' && after < 0 && i > 0) {
-        after = 0;
+    std::size_t point = kNoPoint;
+    bool plain = true;
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto d = static_cast<unsigned>(static_cast<unsigned char>(s[i]) - '0');
+      if (d <= 9) {
+        m = m * 10 + d;
+      } else if (s[i] == '.' && point == kNoPoint && i > 0) {
+        point = i;
       } else {
         plain = false;
+        break;
       }
     }
+    const std::size_t digits = point == kNoPoint ? n : n - 1;
+    const int after = point == kNoPoint ? -1 : static_cast<int>(n - point - 1);
     if (plain && after != 0 && digits <= 19 && m <= (std::uint64_t{1} << 53)) {
       static constexpr double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                           1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
