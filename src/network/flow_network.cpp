@@ -62,8 +62,8 @@ FlowHandle FlowNetwork::start(NodeId src, NodeId dst, double bytes, std::functio
   if (src >= topology_.node_count() || dst >= topology_.node_count()) {
     throw std::invalid_argument(fmt::format("flow: node id {} or {} does not exist", src, dst));
   }
-  // Routed into a buffer kept across flows and copied into the slot's own (reused) buffers:
-  // no allocation per flow once the slots exist.
+  // Routed into a buffer kept across flows, whose storage launch() swaps with the slot's own
+  // (reused) buffers: no copy, and no allocation per flow once the slots exist.
   Route& route = route_scratch_;
   routes_.route_into(route, src, dst, options.route_key.value_or(next_serial_), options.via);
   double cap = options.rate_cap_bps.value_or(kInf);
@@ -102,8 +102,8 @@ FlowHandle FlowNetwork::start_chain(NodeId src, const std::vector<NodeId>& recei
   return launch(route, latency.data(), latency.size(), bytes, cap, std::move(on_delivered));
 }
 
-FlowHandle FlowNetwork::launch(const Route& route, const Time* delivery_latency,
-                               std::size_t receivers, double bytes, double cap,
+FlowHandle FlowNetwork::launch(Route& route, const Time* delivery_latency, std::size_t receivers,
+                               double bytes, double cap,
                                std::function<void(std::size_t)> on_delivered,
                                std::function<void()> on_done) {
   if (batch_depth_ > 0) check_batch_time();
@@ -128,9 +128,11 @@ FlowHandle FlowNetwork::launch(const Route& route, const Time* delivery_latency,
   Flow& f = flows_[slot];
   f.serial = next_serial_++;
   f.state = State::kActive;
-  // Copied into the slot's buffers, which release() cleared but kept (assign reuses them).
-  f.route.channels.assign(route.channels.begin(), route.channels.end());
-  f.route.nodes.assign(route.nodes.begin(), route.nodes.end());
+  // Swapped with the slot's buffers, which release() cleared but kept: the caller's route gets
+  // them back (start()'s scratch is cleared and refilled by the next flow), so nothing is copied
+  // and, once the slots exist, nothing allocated.
+  f.route.channels.swap(route.channels);
+  f.route.nodes.swap(route.nodes);
   f.route.latency = route.latency;
   f.delivery_latency.assign(delivery_latency, delivery_latency + receivers);
   f.remaining = bytes;

@@ -89,8 +89,11 @@ class BurstChain final : public SequenceHolder {
   EventHandle queued_;
 };
 
+// `spines`: whether to find each route's first spine (Outcome::spine, the spine column); without
+// it the outcomes' spines stay kNoSpine and no route is read back.
 std::vector<Outcome, HugePageAllocator<Outcome>> run_flows(const Topology& topology,
-                                                           std::span<const FlowSpec> flows) {
+                                                           std::span<const FlowSpec> flows,
+                                                           bool spines = true) {
   Simulation sim;
   FlowNetwork net(sim, topology);
   std::vector<Outcome, HugePageAllocator<Outcome>> results(flows.size());
@@ -126,6 +129,7 @@ std::vector<Outcome, HugePageAllocator<Outcome>> run_flows(const Topology& topol
     } catch (const std::invalid_argument& e) {
       throw std::invalid_argument(fmt::format("flow {} (line {}): {}", f.id, f.line, e.what()));
     }
+    if (!spines) return;
     for (const NodeId n : net.route(h).nodes) {
       if (topology.node(n).kind == NodeKind::kSpine) {
         results[i].spine = n;
@@ -304,8 +308,11 @@ std::size_t run_flows_tool(const std::string& topology_path, const std::string& 
   std::error_code size_error;
   const std::uintmax_t size = std::filesystem::file_size(flows_path, size_error);
   const FlowList flows = read_flows<FlowList>(in, flows_path, topology, size_error ? 0 : size);
-  // The same rows as write_flow_results(simulate_flows(...)), without building FlowResults.
-  const auto outcomes = run_flows(topology, flows);
+  // The same rows as write_flow_results(simulate_flows(...)), without building FlowResults, and
+  // without looking for the routes' spines unless the spine column is asked for.
+  const bool spines =
+      std::find(columns.begin(), columns.end(), FlowColumn::kSpine) != columns.end();
+  const auto outcomes = run_flows(topology, flows, spines);
   RowFormatter format(topology, columns);
   if (format.full()) {
     write_rows(out, format.head(), flows.size(),

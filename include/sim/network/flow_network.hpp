@@ -318,9 +318,10 @@ class FlowNetwork {
     void renumber_sequences(const std::vector<std::uint64_t>& sorted) override;
   };
 
-  /// `route` and the `receivers` delivery latencies are copied into the slot's reused buffers.
-  FlowHandle launch(const Route& route, const Time* delivery_latency, std::size_t receivers,
-                    double bytes, double cap, std::function<void(std::size_t)> on_delivered,
+  /// `route`'s buffers are swapped with the slot's (the caller gets back cleared buffers to
+  /// reuse); the `receivers` delivery latencies are copied into the slot's reused buffer.
+  FlowHandle launch(Route& route, const Time* delivery_latency, std::size_t receivers, double bytes,
+                    double cap, std::function<void(std::size_t)> on_delivered,
                     std::function<void()> on_done = nullptr);
   [[nodiscard]] const Flow* lookup(FlowHandle h) const;
   void attach(std::uint32_t slot);
