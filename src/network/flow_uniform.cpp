@@ -230,6 +230,22 @@ bool share_applies(double capacity, std::size_t weight, double min_cap, double m
 }
 }  // namespace
 
+std::uint32_t FlowNetwork::open_uniform(ChannelId c, double rate, const CapRange& range) {
+  std::uint32_t index = 0;
+  while (index < uniform_.size() && uniform_[index].active)
+    ++index;
+  if (index == uniform_.size()) uniform_.emplace_back();
+  Uniform& u = uniform_[index];
+  u.channel = c;
+  u.active = true;
+  u.rate = rate;
+  u.since = sim_.now();
+  u.remaining.clear();
+  u.caps.clear();
+  u.range = range;
+  return index;
+}
+
 bool FlowNetwork::try_uniform_start(const std::uint32_t* added, std::size_t count) {
   if (uniform_count_ == 0 || count == 0) return false;
   // Every new flow: pending, with one channel that is not idle, the same uniform channel for all,
@@ -435,18 +451,8 @@ bool FlowNetwork::try_uniform_fresh(const std::uint32_t* added, std::size_t coun
   stats_.channels_solved += 2;
   stats_.rate_changes += count;
   channel_marks_[c].dense = true;
-  std::uint32_t index = 0;
-  while (index < uniform_.size() && uniform_[index].active)
-    ++index;
-  if (index == uniform_.size()) uniform_.emplace_back();
+  const std::uint32_t index = open_uniform(c, share, range);
   Uniform& u = uniform_[index];
-  u.channel = c;
-  u.active = true;
-  u.rate = share;
-  u.since = sim_.now();
-  u.remaining.clear();
-  u.caps.clear();
-  u.range = range;
   double least = kInf;
   for (std::size_t j = 0; j < count; ++j) {
     FlowHot& h = hot_[added[j]];
@@ -613,18 +619,8 @@ void FlowNetwork::try_enter_uniform() {
   for (std::size_t k = 0; k < m; ++k) {
     if (set_[(k + rotation) % m] != ch.flows[k]) return;
   }
-  std::uint32_t index = 0;
-  while (index < uniform_.size() && uniform_[index].active)
-    ++index;
-  if (index == uniform_.size()) uniform_.emplace_back();
+  const std::uint32_t index = open_uniform(c, rate, CapRange{});
   Uniform& u = uniform_[index];
-  u.channel = c;
-  u.active = true;
-  u.rate = rate;
-  u.since = sim_.now();
-  u.remaining.clear();
-  u.caps.clear();
-  u.range = CapRange{};
   for (const std::uint32_t g : ch.flows) {
     u.remaining.push_back(flows_[g].remaining);
     u.caps.push_back(hot_[g].cap);

@@ -444,6 +444,9 @@ class FlowNetwork {
   /// The departure of a uniform channel's only member: what the per-flow solve does (the channel
   /// leaves the mode, is left empty and goes idle), without the solve.
   void depart_last_member(std::uint32_t index, std::uint32_t slot);
+  /// A free Uniform record (reused or appended) made active for channel `c` at `rate` since now,
+  /// with no members and `range`; returns its index. The caller adds the members and the block.
+  std::uint32_t open_uniform(ChannelId c, double rate, const CapRange& range);
   void recommit_uniform(Uniform& u, double rate, const std::uint32_t* added, std::size_t count);
   /// Gives the earliest member (Uniform::winner) its completion entry.
   void crown_uniform(Uniform& u, double least);
