@@ -91,7 +91,7 @@ int main(int argc, char** argv) {
   auto* zone = s4u::create_full_zone("datacenter");
   std::vector<s4u::Link*> links(topology.channel_count());
   for (sim::net::ChannelId c = 0; c < topology.channel_count(); ++c) {
-    links[c] = zone->create_link("c" + std::to_string(c), topology.channel_capacity_bps(c) / 8.0)
+    links[c] = zone->create_link(fmt::format("c{}", c), topology.channel_capacity_bps(c) / 8.0)
                    ->set_latency(0.0)
                    ->seal();
   }

@@ -138,7 +138,7 @@ class StrictDomBuilder {
         // Inner frames' current element is the last one placed; at the top, the next one.
         p += fmt::format("/{}", top ? f.value->size() : f.value->size() - 1);
       } else {
-        p += "/" + escape(f.key);
+        p += fmt::format("/{}", escape(f.key));
       }
     }
     if (stack_.size() > kShownLevels) p += fmt::format("/... ({} levels)", stack_.size());

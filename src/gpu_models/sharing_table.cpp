@@ -62,10 +62,10 @@ void render_sharing_table(const ModelCatalog& catalog, std::string_view family,
     std::string row = fmt::format("| {} | {} | {:.2f} | {:.2f} |", m->name, batch_of(*m),
                                   compute_demand(*m, batch_of(*m)), m->fbr());
     for (int n : {1, 2, 4, 6})
-      row += " " + cell(*m, gpu, nullptr, n, params) + " |";
+      row += fmt::format(" {} |", cell(*m, gpu, nullptr, n, params));
     for (const auto& p : gpu.mig_profiles) {
       if (p.compute_slices == gpu.compute_slices) continue;
-      row += " " + cell(*m, gpu, &p, 1, params) + " |";
+      row += fmt::format(" {} |", cell(*m, gpu, &p, 1, params));
     }
     fmt::print(out, "{}\n", row);
   }

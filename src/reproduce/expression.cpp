@@ -78,7 +78,7 @@ class Parser {
   void expect(char c) {
     if (!accept(c)) {
       fail(fmt::format("expected '{}', found {}", c,
-                       pos_ < text_.size() ? "'" + rest() + "'" : "the end"));
+                       pos_ < text_.size() ? fmt::format("'{}'", rest()) : "the end"));
     }
   }
 

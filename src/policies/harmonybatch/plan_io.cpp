@@ -132,11 +132,11 @@ ApplicationSet parse_application_set(const json& j, const std::string& where) {
 }
 
 std::string function_name(std::size_t group, const std::string& app) {
-  return "g" + std::to_string(group) + "." + app;
+  return fmt::format("g{}.{}", group, app);
 }
 
 std::string queue_group_name(std::size_t group) {
-  return "g" + std::to_string(group);
+  return fmt::format("g{}", group);
 }
 
 int instances_for(const Group& g) {
