@@ -1,6 +1,7 @@
-// The flows CSV's reading (read_flows_csv): lines read through one buffer, split into cells
-// (bit masks for the usual short lines), ids checked for repeats, node names looked up in a table
-// of their own; the numbers are parsed by detail::parse_number (flows_number.cpp).
+// The flows CSV's reading (read_flows_csv): the columns' meaning, ids checked for repeats, cells
+// compared with the previous line's. Its lines and cells come from flows_csv_lines.hpp, node names
+// are looked up in flows_node_names.hpp's table, numbers parsed by detail::parse_number
+// (flows_number.cpp).
 #include "flows_csv.hpp"
 
 #include <fmt/format.h>
@@ -21,10 +22,8 @@
 #include <string_view>
 #include <utility>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
+#include "flows_csv_lines.hpp"
+#include "flows_node_names.hpp"
 #include "sim/config/units.hpp"
 
 namespace sim::net {
@@ -34,161 +33,6 @@ namespace flows_impl {
 namespace {
 
 constexpr std::size_t kMaxLine = 1 << 16;
-
-// Cells are short: a plain loop beats find_first_not_of (a search of " \t\r" per character).
-// (Splitting with a plain loop instead of find's memchr was slower: 78 against 71 ns a line.)
-bool is_blank(char c) {
-  return c == ' ' || c == '\t' || c == '\r';
-}
-
-std::string_view trim(std::string_view s) {
-  std::size_t b = 0;
-  std::size_t e = s.size();
-  while (b < e && is_blank(s[b]))
-    ++b;
-  while (e > b && is_blank(s[e - 1]))
-    --e;
-  return s.substr(b, e - b);
-}
-
-// The cells of one line, trimmed, as views into it (the vector is reused: no allocation per line).
-void split(std::string_view line, std::vector<std::string_view>& out) {
-  out.clear();
-  std::size_t from = 0;
-  for (;;) {
-    const auto comma = line.find(',', from);
-    out.push_back(trim(line.substr(from, comma - from)));
-    if (comma == std::string_view::npos) break;
-    from = comma + 1;
-  }
-}
-
-// The cells of a line of fewer than 64 characters without a blank (' ', '\t', '\r': then neither
-// the line nor a cell needs trimming), as split gives them, found from the bit masks of its
-// commas and blanks over 64 bytes read at once (16 at a time); false, writing nothing, for any
-// other line, or where the 64 bytes from line.data() would pass readable_end. The memchr per cell
-// and the trims were about a third of the reading loop. The cells go to a fixed array (such a
-// line has at most 64), not a vector: a push_back per cell was most of this function's work.
-using PlainCells = std::array<std::string_view, 64>;
-bool split_plain(std::string_view line, const char* readable_end, PlainCells& out,
-                 std::size_t& count) {
-#if defined(__SSE2__)
-  if (line.size() >= 64 || readable_end - line.data() < 64) return false;
-  std::uint64_t commas = 0;
-  std::uint64_t blanks = 0;
-  for (int k = 0; k < 4; ++k) {
-    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(line.data() + 16 * k));
-    const __m128i blank = _mm_or_si128(
-        _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\t'))),
-        _mm_cmpeq_epi8(v, _mm_set1_epi8('\r')));
-    const auto shift = static_cast<unsigned>(16 * k);
-    commas |= std::uint64_t{static_cast<std::uint16_t>(
-                  _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(','))))}
-              << shift;
-    blanks |= std::uint64_t{static_cast<std::uint16_t>(_mm_movemask_epi8(blank))} << shift;
-  }
-  const std::uint64_t in_line = (std::uint64_t{1} << line.size()) - 1;
-  if ((blanks & in_line) != 0) return false;
-  commas &= in_line;
-  std::size_t n = 0;
-  std::size_t from = 0;
-  while (commas != 0) {
-    const auto at = static_cast<std::size_t>(std::countr_zero(commas));
-    out[n++] = std::string_view(line.data() + from, at - from);
-    from = at + 1;
-    commas &= commas - 1;
-  }
-  out[n++] = std::string_view(line.data() + from, line.size() - from);
-  count = n;
-  return true;
-#else
-  (void)line;
-  (void)readable_end;
-  (void)out;
-  (void)count;
-  return false;
-#endif
-}
-
-// Lines of a stream, read through one buffer of limit + 1 characters in pieces of up to that
-// size and returned as views into it (no copy and no allocation per line). A line (without its
-// '\n') longer than limit is returned as soon as limit + 1 of its characters are buffered, with
-// too_long set: the buffer never holds more, so an endless line (what /dev/zero gives) stops the
-// reading just past the limit, as config::read_bounded_line does.
-// The buffer is not zeroed (16 page faults of a one-flow run): only the kPad bytes after the
-// characters read are, after each read, so that every byte before readable_end() is initialised.
-class LineReader {
- public:
-  LineReader(std::istream& in, std::size_t limit)
-      : in_(in),
-        limit_(limit),
-        size_(limit + 1),
-        buf_(std::make_unique_for_overwrite<char[]>(size_ + kPad)) {
-    pad();
-  }
-
-  // Where the bytes after the lines' ends stop being readable: up to it they may be read (they
-  // are initialised, though not part of the line); at least kPad past the last line's end.
-  [[nodiscard]] const char* readable_end() const { return buf_.get() + end_ + kPad; }
-
-  // The next line, or false at the end of the input. The view stays valid until the next call.
-  bool next(std::string_view& line, bool& too_long) {
-    too_long = false;
-    for (;;) {
-      const char* const from = buf_.get() + begin_;
-      if (const void* nl = std::memchr(from, '\n', end_ - begin_)) {
-        const auto n = static_cast<std::size_t>(static_cast<const char*>(nl) - from);
-        line = std::string_view(from, n);
-        begin_ += n + 1;
-        too_long = n > limit_;
-        return true;
-      }
-      if (end_ - begin_ > limit_) {
-        line = std::string_view(from, end_ - begin_);
-        begin_ = end_;
-        too_long = true;
-        return true;
-      }
-      if (eof_) {
-        if (begin_ == end_) return false;
-        line = std::string_view(from, end_ - begin_);
-        begin_ = end_;
-        return true;
-      }
-      fill();
-    }
-  }
-
- private:
-  void fill() {
-    if (begin_ > 0) {
-      std::memmove(buf_.get(), buf_.get() + begin_, end_ - begin_);
-      end_ -= begin_;
-      begin_ = 0;
-    }
-    std::streambuf* sb = in_.good() ? in_.rdbuf() : nullptr;
-    const std::streamsize got =
-        sb == nullptr ? 0
-                      : sb->sgetn(buf_.get() + end_, static_cast<std::streamsize>(size_ - end_));
-    if (got <= 0) {
-      eof_ = true;
-      in_.setstate(std::ios::eofbit);
-    } else {
-      end_ += static_cast<std::size_t>(got);
-    }
-    pad();
-  }
-  void pad() { std::memset(buf_.get() + end_, 0, kPad); }
-
-  static constexpr std::size_t kPad = 64;
-  std::istream& in_;
-  std::size_t limit_;
-  std::size_t size_;  ///< the characters the buffer holds (kPad more are allocated)
-  std::unique_ptr<char[]> buf_;
-  std::size_t begin_ = 0;
-  std::size_t end_ = 0;
-  bool eof_ = false;
-};
 
 // Flow ids seen so far. Inputs usually number their flows in increasing order, and an id above
 // every earlier one cannot repeat one: the table is built (from the flows read so far) only once
@@ -254,103 +98,6 @@ class IdSet {
 [[noreturn]] void fail(const std::string& file, std::size_t line, const std::string& msg) {
   throw std::invalid_argument(fmt::format("{}: line {}: {}", file, line, msg));
 }
-
-// Up to kKeyChars characters of a text as words, the bytes past its end zero, and its size: two
-// texts of at most kKeyChars characters are equal when their keys are, three word compares
-// instead of a call to memcmp (the compares of the source, size and start with the previous
-// line's and the name lookups' were ~2% of a cloud-mix run, with the names' byte-wise hash).
-constexpr std::size_t kKeyChars = 24;
-struct TextKey {
-  std::uint64_t w0, w1, w2;
-  std::size_t size;
-  // Word by word (a defaulted == compares through memcmp, a call).
-  friend bool operator==(const TextKey& a, const TextKey& b) {
-    return ((a.w0 ^ b.w0) | (a.w1 ^ b.w1) | (a.w2 ^ b.w2) | (a.size ^ b.size)) == 0;
-  }
-};
-
-// w's first n bytes in memory order (all of them from n = 8 on), the others zero.
-inline std::uint64_t first_bytes(std::uint64_t w, std::size_t n) {
-  if (n >= 8) return w;
-  if (n == 0) return 0;
-  if constexpr (std::endian::native == std::endian::little) {
-    return w & ((std::uint64_t{1} << (8 * n)) - 1);
-  } else {
-    return w & ~(~std::uint64_t{0} >> (8 * n));
-  }
-}
-
-inline std::uint64_t load_word(const char* p) {
-  std::uint64_t w = 0;
-  std::memcpy(&w, p, sizeof w);
-  return w;
-}
-
-// The key of a cell, read as kKeyChars bytes from its start (fixed-size copies, inline): every
-// cell is a view into the LineReader's buffer, readable to kPad (64) bytes past the last line's
-// end, so those bytes may pass the cell's end.
-inline TextKey cell_key(std::string_view cell) {
-  const std::size_t n = cell.size();
-  return TextKey{first_bytes(load_word(cell.data()), n),
-                 first_bytes(load_word(cell.data() + 8), n > 8 ? n - 8 : 0),
-                 first_bytes(load_word(cell.data() + 16), n > 16 ? n - 16 : 0), n};
-}
-
-// The same key for any text (only its characters are read).
-TextKey text_key(std::string_view text) {
-  std::array<char, kKeyChars> chars{};
-  std::memcpy(chars.data(), text.data(), std::min(text.size(), kKeyChars));
-  return TextKey{load_word(chars.data()), load_word(chars.data() + 8), load_word(chars.data() + 16),
-                 text.size()};
-}
-
-// The topology's node names, looked up by a cell and its key (Topology::find takes a std::string,
-// and its std::unordered_map hashes with a division per lookup): open addressing over a
-// power-of-two table of the names' keys and ids, at most half full; a name longer than kKeyChars
-// is compared in full once its key matches. Only finds; misses go to node_or_fail.
-class NodeNames {
- public:
-  explicit NodeNames(const Topology& t) : topology_(t) {
-    const std::size_t size = std::bit_ceil(2 * t.node_count() + 2);
-    shift_ = 64 - std::countr_zero(size);
-    slots_.assign(size, Slot{});
-    for (NodeId id = 0; id < t.node_count(); ++id) {
-      const TextKey k = text_key(t.node(id).name);
-      std::size_t i = hash(k);
-      while (slots_[i].id != kEmpty)
-        i = (i + 1) & (size - 1);
-      slots_[i] = Slot{k.w0, k.w1, k.w2, static_cast<std::uint32_t>(k.size), id};
-    }
-  }
-  [[nodiscard]] std::optional<NodeId> find(std::string_view name, const TextKey& k) const {
-    const std::size_t mask = slots_.size() - 1;
-    for (std::size_t i = hash(k); slots_[i].id != kEmpty; i = (i + 1) & mask) {
-      const Slot& e = slots_[i];
-      if (((e.w0 ^ k.w0) | (e.w1 ^ k.w1) | (e.w2 ^ k.w2) | (e.size ^ k.size)) == 0 &&
-          (k.size <= kKeyChars || topology_.node(e.id).name == name)) {
-        return e.id;
-      }
-    }
-    return std::nullopt;
-  }
-
- private:
-  static constexpr NodeId kEmpty = ~NodeId{0};
-  struct Slot {
-    std::uint64_t w0 = 0, w1 = 0, w2 = 0;
-    std::uint32_t size = 0;  // a node name's size (a topology's names are short)
-    NodeId id = kEmpty;
-  };
-  static_assert(sizeof(Slot) == 32);
-  // The top bits of the folded key's product (Fibonacci hashing: they depend on every bit).
-  [[nodiscard]] std::size_t hash(const TextKey& k) const {
-    const std::uint64_t folded = k.w0 ^ std::rotl(k.w1, 21) ^ std::rotl(k.w2, 42) ^ k.size;
-    return static_cast<std::size_t>((folded * 0x9e3779b97f4a7c15ULL) >> shift_);
-  }
-  const Topology& topology_;
-  std::vector<Slot> slots_;
-  int shift_ = 0;  ///< 64 - log2(slots_.size())
-};
 
 NodeId node_or_fail(const Topology& t, std::string_view name, const std::string& column,
                     const std::string& file, std::size_t line) {
