@@ -113,38 +113,6 @@ struct FieldMemo {
   }
 };
 
-// The text of the id field, kept from the previous row: ids usually count up by one, and the
-// next one's text is then the previous one's with its last digits carried (fmt's integer writing
-// of every id was about a tenth of a row's cost). Any other id is written by fmt.
-struct IdText {
-  static constexpr std::size_t kChars = 24;  // an unsigned 64-bit integer takes at most 20
-  std::uint64_t id = 0;
-  std::size_t size = 0;  // 0: nothing kept yet
-  char text[kChars] = {};
-
-  // Writes at out (kChars of room: the whole text array is copied, inline) the text of v, and
-  // returns its end.
-  char* put(char* out, std::uint64_t v) {
-    if (size != 0 && v - 1 == id && v != 0) {
-      std::size_t i = size;
-      while (i > 0 && text[i - 1] == '9')
-        text[--i] = '0';
-      if (i > 0) {
-        ++text[i - 1];
-        id = v;
-      } else {
-        size = 0;  // all nines: one more digit, written by fmt below
-      }
-    }
-    if (size == 0 || v != id) {
-      size = static_cast<std::size_t>(fmt::format_to(text, FMT_COMPILE("{}"), v) - text);
-      id = v;
-    }
-    std::memcpy(out, text, kChars);
-    return out + size;
-  }
-};
-
 // The rows' text: the columns asked for, in their order; by default all nine,
 // `id,src,dst,bytes,start_s,finish_s,duration_s,finish_ns,spine\n`. The doubles are those of
 // fmt's "{}" with spec.bytes, spec.start.to_seconds(), finish.to_seconds() and
@@ -219,7 +187,7 @@ class RowFormatter {
     for (const FlowColumn c : columns_) {
       switch (c) {
         case FlowColumn::kId:
-          out = id_.put(out, spec.id);
+          out = fmt::format_to(out, FMT_COMPILE("{}"), spec.id);
           break;
         case FlowColumn::kSrc:
           out = names_.put(out, spec.src) - 1;  // without its ','
@@ -257,7 +225,7 @@ class RowFormatter {
   }
 
  private:
-  static constexpr std::size_t kIdChars = IdText::kChars - 1;
+  static constexpr std::size_t kIdChars = 23;  // an unsigned 64-bit integer takes at most 20
 
   static char* put_text(char* out, std::string_view text, char after) {
     std::memcpy(out, text.data(), text.size());
@@ -280,7 +248,7 @@ class RowFormatter {
 
   // The full row up to its spine.
   char* numbers(char* out, const FlowSpec& spec, Time finish) {
-    out = id_.put(out, spec.id);
+    out = fmt::format_to(out, FMT_COMPILE("{}"), spec.id);
     *out++ = ',';
     out = names_.put(out, spec.src);
     out = names_.put(out, spec.dst);
@@ -304,7 +272,6 @@ class RowFormatter {
   PaddedTexts names_;              // "name,"
   PaddedTexts spines_;             // "name\n", and "-\n" last
   std::size_t no_spine_ = 0;
-  IdText id_;
   FieldMemo bytes_, start_, finish_, duration_, finish_ns_;
 };
 

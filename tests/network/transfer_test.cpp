@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <iterator>
-#include <limits>
 #include <random>
 #include <streambuf>
 
@@ -356,47 +355,6 @@ TEST(FlowsTool, RepeatedFieldsAreWrittenAsFresh) {
             "5,h1,h2,1000000,0.25,1.25,1,1250000000,-\n"
             "6,h1,h2,0,0,0,0,0,-\n"
             "7,h1,h2,-0,0,0,0,0,-\n");
-}
-
-// The id field's text is kept from the previous row and carried when the id counts up by one;
-// fmt's "{}" defines it: runs across every carry (9 -> 10, 199 -> 200, 999 -> 1000), up to and
-// past the largest id (2^64 - 1, then 0: not a count up), repeats, jumps down and up, in the
-// full rows and with id as a chosen column.
-TEST(FlowsTool, CountingIdsAreWrittenAsFmtWritesThem) {
-  const Topology t = testing::star(2, 10e9);
-  std::vector<std::uint64_t> ids;
-  for (const std::uint64_t from :
-       {std::uint64_t{0}, std::uint64_t{95}, std::uint64_t{190}, std::uint64_t{994},
-        std::uint64_t{99995}, std::uint64_t{9999999999999999990u},
-        std::numeric_limits<std::uint64_t>::max() - 3}) {
-    for (std::uint64_t k = 0; k < 12; ++k)
-      ids.push_back(from + k);  // wraps past the largest id to 0, 1, ...
-  }
-  for (const std::uint64_t id : {5, 5, 4, 6, 7, 1000, 7, 8, 10, 9, 10, 11})
-    ids.push_back(id);
-  std::vector<FlowResult> rows;
-  std::string full = "id,src,dst,bytes,start_s,finish_s,duration_s,finish_ns,spine\n";
-  std::string chosen = "finish_ns,id\n";
-  for (const std::uint64_t id : ids) {
-    FlowResult r;
-    r.spec.id = id;
-    r.spec.src = *t.find("h1");
-    r.spec.dst = *t.find("h2");
-    r.spec.bytes = 1e6;
-    r.spec.start = Time::from_ns(500000000);
-    r.finish = Time::from_ns(1250000000);
-    r.spine = "-";
-    full += fmt::format("{},h1,h2,1000000,0.5,1.25,0.75,1250000000,-\n", id);
-    chosen += fmt::format("1250000000,{}\n", id);
-    rows.push_back(r);
-  }
-  std::ostringstream out;
-  write_flow_results(out, t, rows);
-  EXPECT_EQ(out.str(), full);
-  std::ostringstream some;
-  write_flow_results(some, t, rows,
-                     std::vector<FlowColumn>{FlowColumn::kFinishNs, FlowColumn::kId});
-  EXPECT_EQ(some.str(), chosen);
 }
 
 // Rows are formatted into a buffer written in pieces of 64 kB: many rows cross its ends, and a
