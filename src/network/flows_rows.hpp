@@ -65,9 +65,12 @@ class PaddedTexts {
 // copies write past its end); `row(out, i)` writes it at out and returns its end.
 // `head` is the header line, with its '\n'. The buffer is not zeroed (only what the rows write is
 // ever read): a zeroed one was 32 page faults of a one-flow run's ~290.
+// Pieces of 256 kB, not 64: this kernel (6.18) writes and later frees the page cache of larger
+// writes in larger folios; cloud's 10.5 MB output spent ~3.4% less CPU in all (session 21,
+// bench/performance-notes.md).
 template <class Row>
 void write_rows(std::ostream& out, std::string_view head, std::size_t n, const Row& row) {
-  constexpr std::size_t kChunk = std::size_t{1} << 16;
+  constexpr std::size_t kChunk = std::size_t{1} << 18;
   std::size_t size = std::max(2 * kChunk, head.size());
   auto buf = std::make_unique_for_overwrite<char[]>(size);
   std::memcpy(buf.get(), head.data(), head.size());
