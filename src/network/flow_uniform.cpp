@@ -445,20 +445,24 @@ void FlowNetwork::crown_uniform(Uniform& u, double least) {
     };
     std::size_t best = m;
     if (m <= 64) {
-      // One block: the candidates from offset 0 on, then those before it; and the members at
-      // the least counted on the way.
+      // One block, one pass over the candidates in position order: the members at the least
+      // counted, the first from offset 0 on (positions from `start`) that finishes first, and
+      // the first before it, taken if there is none from offset 0 on.
       const std::uint64_t mask = at_most_one_block(remaining, m, near);
       std::uint32_t at_least = 0;  // every member at the least is a candidate (least <= near)
-      for (std::uint64_t part = mask; part != 0; part &= part - 1)
-        at_least += remaining[std::countr_zero(part)] == least ? 1 : 0;
-      u.at_least = at_least;
-      const std::uint64_t below = start == 0 ? 0 : (std::uint64_t{1} << start) - 1;
-      for (std::uint64_t part : {mask & ~below, mask & below}) {
-        for (; part != 0 && best == m; part &= part - 1) {
-          const auto k = static_cast<std::size_t>(std::countr_zero(part));
-          if (finishes_first(k)) best = k;
+      std::size_t wrapped = m;
+      for (std::uint64_t part = mask; part != 0; part &= part - 1) {
+        const auto k = static_cast<std::size_t>(std::countr_zero(part));
+        const bool at = remaining[k] == least;
+        at_least += at ? 1 : 0;
+        if (k >= start) {
+          if (best == m && (at || finishes_first(k))) best = k;
+        } else if (wrapped == m && (at || finishes_first(k))) {
+          wrapped = k;
         }
       }
+      u.at_least = at_least;
+      if (best == m) best = wrapped;
     } else {
       best = first_in(start, m);
       if (best == m) best = first_in(0, start);
