@@ -125,7 +125,7 @@ bool CompletionHeap::contains(std::uint32_t slot) const {
   return slot < pos_.size() && pos_[slot] != kAbsent;
 }
 
-void CompletionHeap::erase(std::uint32_t slot) {
+void CompletionHeap::erase_entry(std::uint32_t slot) {
   // Rare between a set and arm() (a cancel inside a batch): applying the sets first keeps "the
   // last call wins" simple.
   flush();
@@ -145,7 +145,7 @@ std::size_t CompletionHeap::earliest() {
 }
 
 void CompletionHeap::prepare() {
-  flush();
+  if (!pending_.empty()) flush();
   // Leaving heap mode costs nothing: the heap is a valid array.
   if (heap_mode_ && entries_.size() <= small_max_) {
     heap_mode_ = false;

@@ -64,7 +64,12 @@ class CompletionHeap final : public SequenceHolder {
     pending_.push_back(Entry{t.ns(), sequence, slot});
   }
   /// Removes slot's finish, if any.
-  void erase(std::uint32_t slot);
+  void erase(std::uint32_t slot) {
+    // Inline when there is nothing to do (no set since the last arm, no entry for the slot):
+    // the network erases every released flow's entry, most of them already fired.
+    if (pending_.empty() && (slot >= pos_.size() || pos_[slot] == kAbsent)) return;
+    erase_entry(slot);
+  }
   [[nodiscard]] bool contains(std::uint32_t slot) const;
   /// The number of entries as of the last arm() or erase().
   [[nodiscard]] std::size_t size() const { return entries_.size(); }
@@ -107,6 +112,7 @@ class CompletionHeap final : public SequenceHolder {
   void apply(const Entry& e);
   void rebuild();
   void flush();
+  void erase_entry(std::uint32_t slot);
   void prepare();  ///< flush(), and leave heap mode when small
   std::size_t earliest();
   void fire();
