@@ -363,7 +363,6 @@ class FlowNetwork {
                                         std::uint32_t unbounded);
   /// Sets ch.idle_below and ch.idle_in_doubles from ch.capacity.
   static void set_idle_limit(Channel& ch);
-  void join_slack(std::uint32_t slot);
   /// The flow's rate bound in whole bit/s, rounded up; false when it has none (flow_slack.cpp).
   bool rate_bound(const FlowHot& h, std::uint64_t& units) const;
   void wake(ChannelId c);
