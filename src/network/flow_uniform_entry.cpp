@@ -1,6 +1,6 @@
 // Ways into the uniform mode (docs/network.md "Uniform channels"; the record and what it does
-// once open are in flow_uniform.cpp): a burst of new flows alone on an idle-free channel taken
-// as one record without the per-flow solve (try_uniform_fresh), and a per-flow commit that
+// once open are in flow_uniform.cpp): a burst of new flows alone on a channel that is not idle
+// taken as one record without the per-flow solve (try_uniform_fresh), and a per-flow commit that
 // re-rated all of a channel's flows, and only them, to one rate kept as one (try_enter_uniform),
 // both opening a free record (open_uniform). Kept apart from flow_uniform.cpp so that each file
 // holds one concept: how a channel gets into the mode here, what the mode does there.
