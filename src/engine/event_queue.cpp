@@ -155,6 +155,7 @@ void EventQueue::insert_other(Key k) {
 
 void EventQueue::commit_sequence(Time t, std::uint32_t slot, EventPhase phase,
                                  std::uint64_t sequence) {
+  static_assert(kSequenceShift == kSlotBits);  // next_is_after builds keys alike
   const std::uint64_t tail =
       (static_cast<std::uint64_t>(phase) << kPhaseShift) | (sequence << kSequenceShift) | slot;
   slots_[slot].tail = tail;

@@ -125,7 +125,7 @@ bool CompletionHeap::contains(std::uint32_t slot) const {
   return slot < pos_.size() && pos_[slot] != kAbsent;
 }
 
-void CompletionHeap::erase(std::uint32_t slot) {
+void CompletionHeap::erase_entry(std::uint32_t slot) {
   // Rare between a set and arm() (a cancel inside a batch): applying the sets first keeps "the
   // last call wins" simple.
   flush();
@@ -144,13 +144,18 @@ std::size_t CompletionHeap::earliest() {
   return earliest_;
 }
 
-void CompletionHeap::arm() {
-  flush();
+void CompletionHeap::prepare() {
+  if (!pending_.empty()) flush();
   // Leaving heap mode costs nothing: the heap is a valid array.
   if (heap_mode_ && entries_.size() <= small_max_) {
     heap_mode_ = false;
     earliest_ = 0;
   }
+}
+
+void CompletionHeap::arm() {
+  prepare();
+  if (firing_) return;  // fire() arms once its completions are done
   if (entries_.empty()) {
     if (is_armed_) armed_.cancel();
     is_armed_ = false;
@@ -167,15 +172,29 @@ void CompletionHeap::arm() {
 
 void CompletionHeap::fire() {
   is_armed_ = false;
-  // The event carried the earliest entry's key, and every change re-armed it: the earliest
-  // entry is due now (and arm() applied every set).
-  const std::size_t top = pending_.empty() && !entries_.empty() ? earliest() : kUnknown;
-  if (top == kUnknown || entries_[top].ns != sim_.now().ns()) {
-    throw std::logic_error("CompletionHeap: the queued completion does not match the earliest");
+  struct Firing {
+    bool& on;
+    ~Firing() { on = false; }
+  } firing{firing_};
+  firing_ = true;
+  for (;;) {
+    // The event carried the earliest entry's key, and every change re-armed it: the earliest
+    // entry is due now (and arm() applied every set). Likewise for one run inline below.
+    const std::size_t top = pending_.empty() && !entries_.empty() ? earliest() : kUnknown;
+    if (top == kUnknown || entries_[top].ns != sim_.now().ns()) {
+      throw std::logic_error("CompletionHeap: the queued completion does not match the earliest");
+    }
+    const std::uint32_t slot = entries_[top].slot;
+    remove_at(top);
+    due_(slot);
+    prepare();
+    // The next earliest entry due now and next in the queue: run here rather than pushed and
+    // popped (see the header).
+    if (entries_.empty()) break;
+    const Entry& next = entries_[earliest()];
+    if (next.ns != sim_.now().ns() || !sim_.run_next_inline(next.sequence)) break;
   }
-  const std::uint32_t slot = entries_[top].slot;
-  remove_at(top);
-  due_(slot);
+  firing_ = false;
   arm();
 }
 

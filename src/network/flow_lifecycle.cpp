@@ -14,8 +14,14 @@ using flow::kUnsolved;
 
 void FlowNetwork::attach(std::uint32_t slot) {
   // One pass over the flow's channels joins their flow lists, adds its rate bound to their
-  // potentials and, inside a batch, marks them dirty (join_slack then wakes the channels that may
-  // bind again).
+  // potentials, inside a batch marks them dirty, wakes those that may bind again (flow_slack.cpp,
+  // "Flips") and sets the flow's live bits. Waking channel k before the later channels are
+  // joined, rather than after all of them, leaves the same state: a wake changes only its own
+  // channel's mark, rates[] and load, the live bits of that channel's crossings (which this pass
+  // sets too), and, through exit_uniform, the rates[] entries and load of uniform channels'
+  // members, which a join neither reads nor moves (it appends); a channel crossed twice that the
+  // first crossing's bound alone does not wake is woken at the second, its rates[] rebuilt from
+  // its flow list either way.
   Flow& f = flows_[slot];
   FlowHot& h = hot_[slot];
   std::uint64_t units = 0;
@@ -24,6 +30,8 @@ void FlowNetwork::attach(std::uint32_t slot) {
   if (h.channel_count > kInlineChannels) f.pos.resize(h.channel_count);
   std::uint32_t* const pos = pos_of(slot);
   const bool batch = batch_depth_ > 0;
+  h.pending = true;
+  h.live = 0;
   for (std::uint32_t i = 0; i < h.channel_count; ++i) {
     const ChannelId c = h.channels[i];
     Channel& ch = channels_[c];
@@ -43,8 +51,9 @@ void FlowNetwork::attach(std::uint32_t slot) {
       ch.dirty = true;
       dirty_.push_back(c);
     }
+    if (cm.idle && !never_binds(ch)) wake(c);
+    if (i < kLiveBits && !cm.idle) h.live |= static_cast<std::uint8_t>(1U << i);
   }
-  join_slack(slot);
 }
 
 void FlowNetwork::detach(std::uint32_t slot) {

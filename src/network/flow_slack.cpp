@@ -109,21 +109,6 @@ bool FlowNetwork::rate_bound(const FlowHot& h, std::uint64_t& units) const {
   return rate_bound_of(h, channels_, units);
 }
 
-void FlowNetwork::join_slack(std::uint32_t slot) {
-  // attach added the flow's bound to its channels' potentials.
-  // One pass: a wake only clears idle marks, and sets (set_live) only bits of crossings of the
-  // channel it wakes, which this pass sets too, so h.live ends as a second pass would leave it.
-  FlowHot& h = hot_[slot];
-  h.pending = true;
-  h.live = 0;
-  for (std::uint32_t k = 0; k < h.channel_count; ++k) {
-    const ChannelId c = h.channels[k];
-    ChannelMark& cm = channel_marks_[c];
-    if (cm.idle && !never_binds(channels_[c])) wake(c);
-    if (k < kLiveBits && !cm.idle) h.live |= static_cast<std::uint8_t>(1U << k);
-  }
-}
-
 void FlowNetwork::wake(ChannelId c) {
   ChannelMark& cm = channel_marks_[c];
   Channel& ch = channels_[c];
@@ -161,7 +146,7 @@ void FlowNetwork::settle_idle() {
 }
 
 void FlowNetwork::set_live(ChannelId c, bool live) {
-  // Every crossing of c (a chain's two included; a flow joining now is set again by join_slack).
+  // Every crossing of c (a chain's two included; a flow joining now is set again by attach).
   for (const std::uint32_t g : channels_[c].flows) {
     FlowHot& h = hot_[g];
     if (h.channel_count > kLiveBits) continue;  // read from the marks (for_each_live)

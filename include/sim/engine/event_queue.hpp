@@ -149,6 +149,19 @@ class EventQueue {
     return handle(slot);
   }
   /// Registers / unregisters a holder of reserved sequence numbers (not owned).
+  /// Whether every pending event comes after one at `t` in `phase` numbered `sequence`: pushed
+  /// now, that event would be the next to run. False also when that is not known without
+  /// settling the queue (nothing in Bottom but events pending). Bottom's keys are before every
+  /// rung's and Top's (each rung holds times from its consumed part on, Bottom those before), so
+  /// its first key, even a cancelled one, bounds all of them.
+  [[nodiscard]] bool next_is_after(Time t, EventPhase phase, std::uint64_t sequence) const {
+    if (live_ == 0) return true;
+    if (bottom_head_ == bottom_.size()) return false;
+    const Key bound = (static_cast<Key>(static_cast<std::uint64_t>(t.ns())) << 64) |
+                      (static_cast<std::uint64_t>(phase) << kPhaseShift) | (sequence << kSlotBits) |
+                      kSlotMask;
+    return bottom_[bottom_head_] > bound;
+  }
   void add_holder(SequenceHolder* holder);
   void remove_holder(SequenceHolder* holder);
   /// The new number of old sequence number `s` in a renumbering (see SequenceHolder).

@@ -169,25 +169,27 @@ class FlowNetwork {
  private:
   enum class State : std::uint8_t { kFree, kActive, kDelivering };
 
-  /// Per-flow bookkeeping that the solver does not read.
-  struct Flow {
+  /// Per-flow bookkeeping that the solver does not read. Its first cache line holds what a
+  /// flow's start, finish, departure and delivery read and write (identity, state, progress,
+  /// bound, deliveries left); the buffers and callbacks follow.
+  struct alignas(64) Flow {
     std::uint64_t serial = 0;
     State state = State::kFree;
+    double remaining = 0.0;  ///< bytes, as of last_update
+    Time last_update;
+    /// Its rate bound in whole bit/s, rounded up, or kNoBound (flow_slack.cpp): set when it
+    /// joins, taken back when it leaves (the cap and the capacities do not change meanwhile).
+    std::uint64_t bound_units = 0;
+    std::size_t pending_deliveries = 0;
     Route route;
     std::vector<std::uint32_t>
         pos;  ///< index in channels_[route.channels[i]].flows (long routes: pos_of)
-    std::vector<Time> delivery_latency;  ///< one per receiver
-    double remaining = 0.0;              ///< bytes, as of last_update
-    Time last_update;
+    std::vector<Time> delivery_latency;             ///< one per receiver
     std::function<void(std::size_t)> on_delivered;  ///< chains
     /// Unicast flows (start): kept as given rather than wrapped into on_delivered, which cost a
     /// second heap-allocated callable per flow.
     std::function<void()> on_done;
     std::vector<EventHandle> deliveries;
-    std::size_t pending_deliveries = 0;
-    /// Its rate bound in whole bit/s, rounded up, or kNoBound (flow_slack.cpp): set when it
-    /// joins, taken back when it leaves (the cap and the capacities do not change meanwhile).
-    std::uint64_t bound_units = 0;
   };
   static constexpr std::uint64_t kNoBound = ~std::uint64_t{0};
 
@@ -363,7 +365,6 @@ class FlowNetwork {
                                         std::uint32_t unbounded);
   /// Sets ch.idle_below and ch.idle_in_doubles from ch.capacity.
   static void set_idle_limit(Channel& ch);
-  void join_slack(std::uint32_t slot);
   /// The flow's rate bound in whole bit/s, rounded up; false when it has none (flow_slack.cpp).
   bool rate_bound(const FlowHot& h, std::uint64_t& units) const;
   void wake(ChannelId c);
